@@ -1,0 +1,5 @@
+import sys
+
+from benchpipe.cli import main
+
+sys.exit(main())

@@ -1,0 +1,183 @@
+"""The catalogue (ci-scripts/catalogue.toml): scenarios, variants, parameters, builds
+and presets, and the expansion of a preset into the list of benchmarks to run."""
+
+from __future__ import annotations
+
+import itertools
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from benchpipe import CI_SCRIPTS
+from benchpipe.errors import BenchError, UsageError
+
+CATALOGUE_PATH = CI_SCRIPTS / "catalogue.toml"
+PRESETS = ("smoke", "quick", "standard", "full")
+PARAM_TYPES = ("int", "float", "enum", "path")
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    type: str
+    default: object
+    min: float | None = None
+    choices: tuple[str, ...] | None = None
+    key: bool = True
+    help: str = ""
+
+    def program_view(self) -> dict:
+        """What the programs' `list` reports for this parameter."""
+        out = {"type": self.type, "default": self.default}
+        if self.min is not None:
+            out["min"] = self.min
+        if self.choices is not None:
+            out["choices"] = list(self.choices)
+        return out
+
+
+@dataclass(frozen=True)
+class Preset:
+    name: str
+    description: str
+    runs: int
+    warmup: int
+    timeout_s: float
+
+
+@dataclass(frozen=True)
+class Build:
+    name: str
+    lang: str
+    program: str
+    allocator: str
+    description: str
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    title: str
+    seeds: tuple[str, ...]
+    setup: bool
+    size: str
+    variants: dict[str, tuple[str, ...]]
+    params: dict[str, Param]
+    grids: dict[str, dict[str, tuple]]
+
+    def key_params(self, values: dict) -> dict:
+        """The identifying parameters: every `key` parameter, given value or default."""
+        return {p.name: values.get(p.name, p.default) for p in self.params.values() if p.key}
+
+
+@dataclass(frozen=True)
+class BenchSpec:
+    """One benchmark before toolchains are chosen: scenario, variant, build, params."""
+
+    scenario: Scenario
+    variant: str
+    build: Build
+    params: dict = field(hash=False)
+
+    def argv(self, program: str, extra: dict | None = None) -> list[str]:
+        """The program's command line (paths such as --dir come in through `extra`)."""
+        argv = [program, self.scenario.name, "--variant", self.variant]
+        for name, value in {**self.params, **(extra or {})}.items():
+            if value == "cpus":  # the program's own default: leave it to resolve
+                continue
+            argv += [f"--{name}", str(value)]
+        return argv
+
+
+@dataclass(frozen=True)
+class Catalogue:
+    presets: dict[str, Preset]
+    builds: dict[str, Build]
+    scenarios: dict[str, Scenario]
+    path: Path = CATALOGUE_PATH
+
+    def preset(self, name: str) -> Preset:
+        if name not in self.presets:
+            raise UsageError(f"unknown preset {name!r} (known: {', '.join(self.presets)})")
+        return self.presets[name]
+
+    def benchmarks(self, preset: str, scenarios=None, variants=None, langs=None, builds=None) -> list[BenchSpec]:
+        """Expand a preset into benchmarks, filtered; unknown filter values are errors."""
+        self.preset(preset)
+        _check_known("scenario", scenarios, self.scenarios)
+        _check_known("build", builds, self.builds)
+        _check_known("language", langs, {b.lang for b in self.builds.values()})
+        all_variants = {v for s in self.scenarios.values() for vs in s.variants.values() for v in vs}
+        _check_known("variant", variants, all_variants)
+        out = []
+        for sc in self.scenarios.values():
+            if scenarios and sc.name not in scenarios:
+                continue
+            grid = sc.grids[preset]
+            names = list(grid)
+            for build in self.builds.values():
+                if (builds and build.name not in builds) or (langs and build.lang not in langs):
+                    continue
+                for variant in sc.variants.get(build.lang, ()):
+                    if variants and variant not in variants:
+                        continue
+                    for combo in itertools.product(*(grid[n] for n in names)):
+                        out.append(BenchSpec(sc, variant, build, sc.key_params(dict(zip(names, combo)))))
+        return out
+
+
+def _check_known(what: str, asked, known) -> None:
+    for name in asked or ():
+        if name not in known:
+            raise UsageError(f"unknown {what} {name!r} (known: {', '.join(sorted(known))})")
+
+
+def load(path: Path = CATALOGUE_PATH) -> Catalogue:
+    try:
+        raw = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as err:
+        raise BenchError(f"{path}: cannot read the catalogue: {err}") from err
+    try:
+        return _parse(raw, Path(path))
+    except (KeyError, TypeError, ValueError) as err:
+        raise BenchError(f"{path}: malformed catalogue: {err}") from err
+
+
+def _parse(raw: dict, path: Path) -> Catalogue:
+    presets = {
+        name: Preset(name, p["description"], int(p["runs"]), int(p["warmup"]), float(p["timeout_s"]))
+        for name, p in raw["presets"].items()
+    }
+    if tuple(presets) != PRESETS:
+        raise ValueError(f"presets must be {PRESETS}, found {tuple(presets)}")
+    builds = {
+        name: Build(name, b["lang"], b["program"], b["allocator"], b["description"])
+        for name, b in raw["builds"].items()
+    }
+    scenarios = {}
+    for name, s in raw["scenarios"].items():
+        params = {}
+        for pname, p in s["params"].items():
+            if p["type"] not in PARAM_TYPES:
+                raise ValueError(f"scenario {name}: parameter {pname}: unknown type {p['type']!r}")
+            params[pname] = Param(
+                pname, p["type"], p["default"], p.get("min"),
+                tuple(p["choices"]) if "choices" in p else None,
+                bool(p.get("key", True)), p.get("help", ""),
+            )
+        grids = {}
+        for preset in PRESETS:
+            grid = s["presets"][preset]
+            for pname, values in grid.items():
+                if pname not in params:
+                    raise ValueError(f"scenario {name}: preset {preset}: unknown parameter {pname!r}")
+                if not isinstance(values, list) or not values:
+                    raise ValueError(f"scenario {name}: preset {preset}: {pname} must be a non-empty list")
+            grids[preset] = {k: tuple(v) for k, v in grid.items()}
+        if s["size"] not in params:
+            raise ValueError(f"scenario {name}: size parameter {s['size']!r} is not a parameter")
+        scenarios[name] = Scenario(
+            name, s["title"], tuple(s["seeds"]), bool(s["setup"]), s["size"],
+            {lang: tuple(v) for lang, v in s["variants"].items()}, params, grids,
+        )
+    return Catalogue(presets, builds, scenarios, path)

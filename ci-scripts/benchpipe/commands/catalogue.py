@@ -1,0 +1,45 @@
+"""`bench catalogue`: the benchmarks a preset expands to, as a table or JSON (the
+workflows read the JSON form to build their matrix)."""
+
+from __future__ import annotations
+
+import json
+
+from benchpipe import catalogue
+from benchpipe.results import format_params
+
+NAME = "catalogue"
+HELP = "list the scenarios, variants and benchmarks of a preset"
+
+
+def add_arguments(p):
+    p.add_argument("--preset", default="quick", help="smoke, quick, standard or full (default: quick)")
+    p.add_argument("--scenario", action="append", help="only this scenario (repeatable, or comma-separated)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+
+def split_list(values) -> list[str] | None:
+    """--x a,b --x c -> [a, b, c]; None when not given."""
+    if not values:
+        return None
+    return [v.strip() for item in values for v in item.split(",") if v.strip()]
+
+
+def run(args) -> int:
+    cat = catalogue.load()
+    specs = cat.benchmarks(args.preset, scenarios=split_list(args.scenario))
+    if args.json:
+        out = {
+            "preset": args.preset,
+            "scenarios": sorted({s.scenario.name for s in specs}),
+            "benchmarks": [
+                {"scenario": s.scenario.name, "variant": s.variant, "build": s.build.name, "params": s.params}
+                for s in specs
+            ],
+        }
+        print(json.dumps(out, indent=1))
+        return 0
+    for s in specs:
+        print(f"{s.scenario.name:<11} {s.variant:<14} {s.build.name:<14} {format_params(s.params)}")
+    print(f"{len(specs)} benchmarks in preset {args.preset}")
+    return 0
