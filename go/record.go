@@ -94,8 +94,8 @@ func runtimeFacts() map[string]any {
 		gogc = "100"
 	}
 	return map[string]any{
-		"os":         runtime.GOOS,
-		"arch":       runtime.GOARCH,
+		"os":         osName(runtime.GOOS),
+		"arch":       archName(runtime.GOARCH),
 		"num_cpu":    runtime.NumCPU(),
 		"gomaxprocs": runtime.GOMAXPROCS(0),
 		"gogc":       gogc,
@@ -138,4 +138,25 @@ func perSecond(n float64, d time.Duration) float64 {
 		return 0
 	}
 	return n / d.Seconds()
+}
+
+// osName and archName use the vocabulary of the rest of the project (Rust's std and
+// the results files: macos, x86_64, aarch64), so records compare across languages.
+func osName(goos string) string {
+	if goos == "darwin" {
+		return "macos"
+	}
+	return goos
+}
+
+func archName(goarch string) string {
+	switch goarch {
+	case "amd64":
+		return "x86_64"
+	case "arm64":
+		return "aarch64"
+	case "386":
+		return "x86"
+	}
+	return goarch
 }

@@ -1,0 +1,194 @@
+//! What this program implements: the scenarios, variants and parameters of
+//! `ci-scripts/catalogue.toml` for `lang = "rust"`. `list` prints this table and a test
+//! checks it against the catalogue, so the two cannot drift apart.
+
+use serde_json::{Map, Value, json};
+
+pub struct Scenario {
+    pub name: &'static str,
+    pub variants: &'static [&'static str],
+    pub params: &'static [Param],
+}
+
+pub struct Param {
+    pub name: &'static str,
+    pub kind: Kind,
+    pub default: DefaultValue,
+}
+
+pub enum Kind {
+    Int { min: u64 },
+    Float { min: f64 },
+    Enum { choices: &'static [&'static str] },
+    Path,
+}
+
+pub enum DefaultValue {
+    Int(u64),
+    Float(f64),
+    Str(&'static str),
+    /// The number of logical CPUs at run time.
+    Cpus,
+}
+
+const fn int(name: &'static str, min: u64, default: u64) -> Param {
+    Param {
+        name,
+        kind: Kind::Int { min },
+        default: DefaultValue::Int(default),
+    }
+}
+
+const fn int_cpus(name: &'static str) -> Param {
+    Param {
+        name,
+        kind: Kind::Int { min: 1 },
+        default: DefaultValue::Cpus,
+    }
+}
+
+const fn path(name: &'static str, default: &'static str) -> Param {
+    Param {
+        name,
+        kind: Kind::Path,
+        default: DefaultValue::Str(default),
+    }
+}
+
+pub static SCENARIOS: &[Scenario] = &[
+    Scenario {
+        name: "hashmap",
+        variants: &["spawn", "spawn-sem", "spawn-limited", "pool"],
+        params: &[
+            int("tasks", 1, 100_000),
+            int("items", 1, 10_000),
+            Param {
+                name: "shape",
+                kind: Kind::Enum {
+                    choices: &["burst", "rate"],
+                },
+                default: DefaultValue::Str("burst"),
+            },
+            Param {
+                name: "rate",
+                kind: Kind::Float { min: 0.001 },
+                default: DefaultValue::Float(10.0),
+            },
+            int_cpus("workers"),
+        ],
+    },
+    Scenario {
+        name: "fanout",
+        variants: &["threads", "tokio", "batched"],
+        params: &[
+            int("values", 1, 50_000_000),
+            int("workers", 1, 3),
+            int("buffer", 1, 1000),
+            int("batch", 1, 1000),
+        ],
+    },
+    Scenario {
+        name: "cpu",
+        variants: &["threads", "async-single", "tokio"],
+        params: &[
+            int("tasks", 1, 200),
+            int("items", 1, 10_000_000),
+            int_cpus("threads"),
+        ],
+    },
+    Scenario {
+        name: "sleep",
+        variants: &["tokio"],
+        params: &[
+            int("tasks", 1, 1_000_000),
+            int("spin", 1, 100_000),
+            int("max_sleep_ms", 1, 300),
+        ],
+    },
+    Scenario {
+        name: "files-read",
+        variants: &["tokio"],
+        params: &[int("tasks", 1, 1_000_000), path("dir", "bench-files")],
+    },
+    Scenario {
+        name: "files-rw",
+        variants: &["tokio"],
+        params: &[int("tasks", 1, 100_000), path("dir", "bench-files")],
+    },
+    Scenario {
+        name: "sqlite",
+        variants: &["tokio"],
+        params: &[
+            int("tasks", 1, 10_000),
+            int("rows", 1, 10_000),
+            int("pool", 1, 8),
+            path("db", "bench.sqlite"),
+        ],
+    },
+    Scenario {
+        name: "mysql",
+        variants: &["tokio"],
+        params: &[
+            int("tasks", 1, 100_000),
+            int("rows", 1, 10_000),
+            int("pool", 1, 8),
+        ],
+    },
+];
+
+pub fn find(name: &str) -> Option<&'static Scenario> {
+    SCENARIOS.iter().find(|s| s.name == name)
+}
+
+impl Scenario {
+    pub fn param(&self, name: &str) -> Option<&'static Param> {
+        self.params.iter().find(|p| p.name == name)
+    }
+}
+
+impl Param {
+    /// As `list` reports it: the catalogue's `type`, `min`, `default`, `choices`.
+    pub fn to_json(&self) -> Value {
+        let mut obj = Map::new();
+        let (kind, min) = match self.kind {
+            Kind::Int { min } => ("int", Some(json!(min))),
+            Kind::Float { min } => ("float", Some(json!(min))),
+            Kind::Enum { choices } => {
+                obj.insert("choices".into(), json!(choices));
+                ("enum", None)
+            }
+            Kind::Path => ("path", None),
+        };
+        obj.insert("type".into(), json!(kind));
+        if let Some(min) = min {
+            obj.insert("min".into(), min);
+        }
+        let default = match self.default {
+            DefaultValue::Int(v) => json!(v),
+            DefaultValue::Float(v) => json!(v),
+            DefaultValue::Str(s) => json!(s),
+            DefaultValue::Cpus => json!("cpus"),
+        };
+        obj.insert("default".into(), default);
+        Value::Object(obj)
+    }
+}
+
+/// The `scenarios` object of `list`.
+pub fn scenarios_json() -> Value {
+    let scenarios = SCENARIOS
+        .iter()
+        .map(|s| {
+            let params: Map<String, Value> = s
+                .params
+                .iter()
+                .map(|p| (p.name.to_owned(), p.to_json()))
+                .collect();
+            (
+                s.name.to_owned(),
+                json!({ "variants": s.variants, "params": params }),
+            )
+        })
+        .collect::<Map<String, Value>>();
+    Value::Object(scenarios)
+}

@@ -1,0 +1,341 @@
+//! Command line: `<scenario> --variant <v> [--<param> <value>]...`, `setup <scenario>
+//! [...]`, `list`. Parsing and validation are driven by the catalogue table, so every
+//! parameter gets the same checks and the same messages as in the Go program.
+
+use crate::catalogue::{self, DefaultValue, Kind, Param, Scenario};
+use serde_json::{Map, Number};
+use std::fmt;
+
+pub enum Command {
+    List,
+    Help,
+    Run(Invocation),
+    Setup(Invocation),
+}
+
+pub struct Invocation {
+    pub scenario: &'static Scenario,
+    /// For `setup` without `--variant`, the scenario's first variant (setup does not
+    /// depend on it).
+    pub variant: &'static str,
+    pub params: Params,
+}
+
+/// A usage error: exit code 2 and this one line on stderr.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UsageError(pub String);
+
+impl fmt::Display for UsageError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+macro_rules! usage {
+    ($($arg:tt)*) => { UsageError(format!($($arg)*)) };
+}
+
+pub fn usage_text(program: &str) -> String {
+    let scenarios: Vec<&str> = catalogue::SCENARIOS.iter().map(|s| s.name).collect();
+    format!(
+        "usage:\n  {program} <scenario> --variant <v> [--<param> <value>]...\n  \
+         {program} setup <scenario> [--<param> <value>]...\n  \
+         {program} list\nscenarios: {}\n`{program} list` shows variants and parameters.",
+        scenarios.join(", ")
+    )
+}
+
+pub fn parse(args: &[String]) -> Result<Command, UsageError> {
+    let Some(first) = args.first() else {
+        return Err(usage!("missing scenario (see `list`)"));
+    };
+    match first.as_str() {
+        "list" => match args.get(1) {
+            None => Ok(Command::List),
+            Some(extra) => Err(usage!("list takes no arguments, got {extra:?}")),
+        },
+        "help" | "-h" | "--help" => Ok(Command::Help),
+        "setup" => {
+            let Some(name) = args.get(1) else {
+                return Err(usage!("setup needs a scenario"));
+            };
+            invocation(name, &args[2..], false).map(Command::Setup)
+        }
+        name => invocation(name, &args[1..], true).map(Command::Run),
+    }
+}
+
+fn invocation(name: &str, rest: &[String], need_variant: bool) -> Result<Invocation, UsageError> {
+    let scenario = catalogue::find(name).ok_or_else(|| usage!("unknown scenario {name:?}"))?;
+    let mut variant = None;
+    let mut given: Vec<(&'static Param, &str)> = Vec::new();
+
+    let mut args = rest.iter();
+    while let Some(arg) = args.next() {
+        let Some(flag) = arg.strip_prefix("--") else {
+            return Err(usage!("unexpected argument {arg:?}"));
+        };
+        let (flag, inline) = match flag.split_once('=') {
+            Some((flag, value)) => (flag, Some(value)),
+            None => (flag, None),
+        };
+        if flag != "variant" && scenario.param(flag).is_none() {
+            return Err(usage!("unknown parameter --{flag}"));
+        }
+        let value = match inline {
+            Some(value) => value,
+            None => args
+                .next()
+                .ok_or_else(|| usage!("--{flag} needs a value"))?,
+        };
+        match scenario.param(flag) {
+            Some(param) => given.push((param, value)),
+            None => variant = Some(value),
+        }
+    }
+
+    let variant = match variant {
+        Some(v) => scenario
+            .variants
+            .iter()
+            .copied()
+            .find(|&known| known == v)
+            .ok_or_else(|| {
+                usage!(
+                    "unknown variant {v:?} for {name} (one of {})",
+                    scenario.variants.join(", ")
+                )
+            })?,
+        None if scenario.variants.len() == 1 || !need_variant => scenario.variants[0],
+        None => {
+            return Err(usage!(
+                "{name} needs --variant (one of {})",
+                scenario.variants.join(", ")
+            ));
+        }
+    };
+
+    let mut params = Params::default();
+    for param in scenario.params {
+        // The last occurrence wins, as with Go's flag package.
+        let value = match given.iter().rev().find(|(p, _)| p.name == param.name) {
+            Some(&(_, raw)) => parse_value(param, raw)?,
+            None => default_value(param),
+        };
+        params.values.push((param.name, value));
+    }
+    Ok(Invocation {
+        scenario,
+        variant,
+        params,
+    })
+}
+
+fn parse_value(param: &Param, raw: &str) -> Result<Value, UsageError> {
+    let name = param.name;
+    match param.kind {
+        Kind::Int { min } => {
+            let value = match raw.parse::<u64>() {
+                Ok(v) => v,
+                // A well-formed negative number is out of range rather than malformed.
+                Err(_) if raw.parse::<i64>().is_ok() => {
+                    return Err(usage!("--{name} must be >= {min}"));
+                }
+                Err(_) => return Err(usage!("--{name}: {raw:?} is not a positive integer")),
+            };
+            if value < min {
+                return Err(usage!("--{name} must be >= {min}"));
+            }
+            // Sizes index memory, so they must fit in usize.
+            if usize::try_from(value).is_err() {
+                return Err(usage!("--{name}: {raw:?} is too large"));
+            }
+            Ok(Value::Int(value))
+        }
+        Kind::Float { min } => {
+            let value = raw
+                .parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite())
+                .ok_or_else(|| usage!("--{name}: {raw:?} is not a number"))?;
+            if value < min {
+                return Err(usage!("--{name} must be >= {min}"));
+            }
+            Ok(Value::Float(value))
+        }
+        Kind::Enum { choices } => match choices.iter().find(|&&c| c == raw) {
+            Some(choice) => Ok(Value::Str((*choice).to_owned())),
+            None => Err(usage!(
+                "--{name}: {raw:?} is not one of {}",
+                choices.join(", ")
+            )),
+        },
+        Kind::Path if raw.is_empty() => Err(usage!("--{name} must not be empty")),
+        Kind::Path => Ok(Value::Str(raw.to_owned())),
+    }
+}
+
+fn default_value(param: &Param) -> Value {
+    match param.default {
+        DefaultValue::Int(v) => Value::Int(v),
+        DefaultValue::Float(v) => Value::Float(v),
+        DefaultValue::Str(s) => Value::Str(s.to_owned()),
+        DefaultValue::Cpus => Value::Int(crate::num_cpus() as u64),
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    Int(u64),
+    Float(f64),
+    Str(String),
+}
+
+/// Every parameter of the scenario, resolved, in catalogue order.
+#[derive(Debug, Clone, Default)]
+pub struct Params {
+    values: Vec<(&'static str, Value)>,
+}
+
+impl Params {
+    fn get(&self, name: &str) -> &Value {
+        match self.values.iter().find(|(n, _)| *n == name) {
+            Some((_, value)) => value,
+            None => panic!("no parameter {name:?} in this scenario"),
+        }
+    }
+
+    pub fn int(&self, name: &str) -> u64 {
+        match self.get(name) {
+            Value::Int(v) => *v,
+            other => panic!("parameter {name:?} is not an int: {other:?}"),
+        }
+    }
+
+    /// An int parameter used as a count or size (checked to fit when parsed).
+    pub fn count(&self, name: &str) -> usize {
+        self.int(name) as usize
+    }
+
+    pub fn float(&self, name: &str) -> f64 {
+        match self.get(name) {
+            Value::Float(v) => *v,
+            other => panic!("parameter {name:?} is not a float: {other:?}"),
+        }
+    }
+
+    pub fn str(&self, name: &str) -> &str {
+        match self.get(name) {
+            Value::Str(s) => s,
+            other => panic!("parameter {name:?} is not a string: {other:?}"),
+        }
+    }
+
+    pub fn to_json(&self) -> Map<String, serde_json::Value> {
+        self.values
+            .iter()
+            .map(|(name, value)| {
+                let json = match value {
+                    Value::Int(v) => serde_json::Value::from(*v),
+                    Value::Float(v) => {
+                        Number::from_f64(*v).map_or(serde_json::Value::Null, Into::into)
+                    }
+                    Value::Str(s) => serde_json::Value::from(s.as_str()),
+                };
+                ((*name).to_owned(), json)
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(line: &str) -> Vec<String> {
+        line.split_whitespace().map(str::to_owned).collect()
+    }
+
+    fn run(line: &str) -> Result<Invocation, UsageError> {
+        match parse(&args(line))? {
+            Command::Run(inv) => Ok(inv),
+            _ => panic!("not a run: {line}"),
+        }
+    }
+
+    fn err(line: &str) -> String {
+        match parse(&args(line)) {
+            Err(UsageError(msg)) => msg,
+            Ok(_) => panic!("accepted: {line}"),
+        }
+    }
+
+    #[test]
+    fn defaults_and_overrides() {
+        let inv = run("hashmap --variant pool --tasks 5 --rate=2.5").unwrap();
+        assert_eq!(inv.variant, "pool");
+        assert_eq!(inv.params.int("tasks"), 5);
+        assert_eq!(inv.params.int("items"), 10_000);
+        assert_eq!(inv.params.float("rate"), 2.5);
+        assert_eq!(inv.params.str("shape"), "burst");
+        assert_eq!(inv.params.int("workers"), crate::num_cpus() as u64);
+    }
+
+    #[test]
+    fn single_variant_may_be_left_out() {
+        assert_eq!(run("sleep --tasks 3").unwrap().variant, "tokio");
+        assert_eq!(
+            err("cpu --tasks 3"),
+            "cpu needs --variant (one of threads, async-single, tokio)"
+        );
+    }
+
+    #[test]
+    fn setup_does_not_need_a_variant() {
+        let Ok(Command::Setup(inv)) = parse(&args("setup sqlite --db x.db --rows 7 --tasks 3"))
+        else {
+            panic!("setup not parsed");
+        };
+        assert_eq!(inv.params.str("db"), "x.db");
+        assert_eq!(inv.params.int("rows"), 7);
+    }
+
+    #[test]
+    fn usage_errors_name_the_problem() {
+        assert_eq!(err("nope"), r#"unknown scenario "nope""#);
+        assert_eq!(
+            err("hashmap --variant x"),
+            r#"unknown variant "x" for hashmap (one of spawn, spawn-sem, spawn-limited, pool)"#
+        );
+        assert_eq!(err("sleep --foo 1"), "unknown parameter --foo");
+        assert_eq!(
+            err("sleep --tasks abc"),
+            r#"--tasks: "abc" is not a positive integer"#
+        );
+        assert_eq!(err("sleep --tasks 0"), "--tasks must be >= 1");
+        assert_eq!(err("sleep --tasks -3"), "--tasks must be >= 1");
+        assert_eq!(err("sleep --tasks"), "--tasks needs a value");
+        assert_eq!(
+            err("hashmap --variant spawn --rate x"),
+            r#"--rate: "x" is not a number"#
+        );
+        assert_eq!(
+            err("hashmap --variant spawn --rate 0"),
+            "--rate must be >= 0.001"
+        );
+        assert_eq!(
+            err("hashmap --variant spawn --shape x"),
+            r#"--shape: "x" is not one of burst, rate"#
+        );
+        assert_eq!(err("sleep stray"), r#"unexpected argument "stray""#);
+        assert_eq!(err(""), "missing scenario (see `list`)");
+    }
+
+    #[test]
+    fn params_json_has_resolved_values() {
+        let inv = run("files-read --tasks 4").unwrap();
+        let json = inv.params.to_json();
+        assert_eq!(json["tasks"], 4);
+        assert_eq!(json["dir"], "bench-files");
+    }
+}

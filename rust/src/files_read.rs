@@ -1,0 +1,57 @@
+//! files-read: task `t` reads file `lcg % 20` completely with `tokio::fs::read`.
+
+use crate::cli::Params;
+use crate::files_setup::{FILES, Shared, runtime_facts};
+use crate::lcg::Lcg;
+use crate::{Context, Ctx, Failure, Outcome, Result, join_failure, tokio_runtime};
+use serde_json::json;
+use std::sync::Arc;
+use std::time::Instant;
+
+pub fn run(p: &Params, ctx: Ctx) -> Result<Outcome> {
+    let tasks = p.count("tasks");
+    let shared = Shared::new(p, ctx, "files-read")?;
+    let (rt, tokio_workers) = tokio_runtime()?;
+    let mut handles = Vec::with_capacity(tasks);
+
+    let start = Instant::now();
+    let bytes_read = rt.block_on(async {
+        let mut lcg = Lcg::new();
+        for t in 0..tasks {
+            let k = lcg.below(FILES as u64) as usize;
+            let s = Arc::clone(&shared);
+            handles.push(tokio::spawn(async move {
+                let began = Instant::now();
+                let path = &s.paths[k];
+                let permit = s
+                    .permits
+                    .acquire()
+                    .await
+                    .expect("the semaphore is never closed");
+                let bytes = tokio::fs::read(path)
+                    .await
+                    .context(|| format!("reading {}", path.display()))?;
+                drop(permit);
+                s.slots.finish(t, start, began);
+                Ok::<_, Failure>(bytes.len() as u64)
+            }));
+        }
+        let mut total = 0;
+        for handle in handles {
+            total += handle.await.map_err(join_failure)??;
+        }
+        Ok::<_, Failure>(total)
+    })?;
+    let elapsed = start.elapsed();
+
+    let mut metrics = serde_json::Map::new();
+    metrics.insert("bytes_read".into(), json!(bytes_read));
+    Ok(Outcome {
+        checksum: bytes_read,
+        elapsed,
+        latency: shared.slots.summary(),
+        tokio_workers,
+        runtime: runtime_facts(ctx),
+        metrics,
+    })
+}

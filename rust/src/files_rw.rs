@@ -1,0 +1,91 @@
+//! files-rw: task `t` takes `k = lcg % 20`; for even `k` it appends a line to file `k`
+//! (opened for appending with write access, flushed, closed), then every task reads
+//! file `k`. The checksum is the files' total size afterwards: `40320 + 16 * appends`,
+//! so a lost append is a wrong checksum.
+
+use crate::cli::Params;
+use crate::files_setup::{FILES, Shared, runtime_facts};
+use crate::lcg::Lcg;
+use crate::{Context, Ctx, Failure, Outcome, Result, join_failure, tokio_runtime};
+use serde_json::json;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+use tokio::io::AsyncWriteExt;
+
+pub const APPENDED: &[u8] = b"Appended string\n";
+
+async fn append(path: &Path) -> std::io::Result<()> {
+    let mut file = tokio::fs::OpenOptions::new()
+        .append(true)
+        .open(path)
+        .await?;
+    file.write_all(APPENDED).await?;
+    // tokio writes in the background: flush waits for the write and reports its error.
+    file.flush().await
+    // Dropping the file closes it.
+}
+
+pub fn run(p: &Params, ctx: Ctx) -> Result<Outcome> {
+    let tasks = p.count("tasks");
+    let shared = Shared::new(p, ctx, "files-rw")?;
+    let (rt, tokio_workers) = tokio_runtime()?;
+    let mut handles = Vec::with_capacity(tasks);
+
+    let start = Instant::now();
+    let (appends, bytes_read) = rt.block_on(async {
+        let mut lcg = Lcg::new();
+        for t in 0..tasks {
+            let k = lcg.below(FILES as u64) as usize;
+            let s = Arc::clone(&shared);
+            handles.push(tokio::spawn(async move {
+                let began = Instant::now();
+                let path = &s.paths[k];
+                // One permit covers the task: it holds at most one file open at a time.
+                let permit = s
+                    .permits
+                    .acquire()
+                    .await
+                    .expect("the semaphore is never closed");
+                let appended = k % 2 == 0;
+                if appended {
+                    append(path)
+                        .await
+                        .context(|| format!("appending to {}", path.display()))?;
+                }
+                let bytes = tokio::fs::read(path)
+                    .await
+                    .context(|| format!("reading {}", path.display()))?;
+                drop(permit);
+                s.slots.finish(t, start, began);
+                Ok::<_, Failure>((u64::from(appended), bytes.len() as u64))
+            }));
+        }
+        let (mut appends, mut bytes_read) = (0, 0);
+        for handle in handles {
+            let (appended, bytes) = handle.await.map_err(join_failure)??;
+            appends += appended;
+            bytes_read += bytes;
+        }
+        Ok::<_, Failure>((appends, bytes_read))
+    })?;
+    let elapsed = start.elapsed();
+
+    let mut checksum = 0;
+    for path in &shared.paths {
+        checksum += std::fs::metadata(path)
+            .context(|| format!("reading the size of {}", path.display()))?
+            .len();
+    }
+    let mut metrics = serde_json::Map::new();
+    metrics.insert("appends".into(), json!(appends));
+    metrics.insert("bytes_read".into(), json!(bytes_read));
+    Ok(Outcome {
+        checksum,
+        elapsed,
+        latency: shared.slots.summary(),
+        tokio_workers,
+        runtime: runtime_facts(ctx),
+        metrics,
+    })
+}

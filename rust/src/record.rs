@@ -1,0 +1,84 @@
+//! The result record: one JSON object, the last line on stdout
+//! (`ci-scripts/schemas/record.schema.json`).
+
+use crate::latency::LatencyPair;
+use crate::sysinfo::Usage;
+use crate::{Build, Outcome, build_info, cli::Invocation, num_cpus};
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+pub const SCHEMA: &str = "gorust-bench.record/1";
+
+#[derive(Serialize)]
+pub struct Record {
+    schema: &'static str,
+    lang: &'static str,
+    program: &'static str,
+    build: &'static str,
+    toolchain: String,
+    scenario: &'static str,
+    variant: &'static str,
+    params: Map<String, Value>,
+    checksum: u64,
+    elapsed_s: f64,
+    latency_us: Option<LatencyPair>,
+    peak_rss_bytes: u64,
+    cpu_user_s: f64,
+    cpu_sys_s: f64,
+    runtime: Map<String, Value>,
+    metrics: Map<String, Value>,
+}
+
+impl Record {
+    pub fn new(build: &Build, inv: &Invocation, outcome: Outcome, usage: Usage) -> Record {
+        let mut runtime = common_runtime(build);
+        runtime.insert("tokio_workers".into(), json!(outcome.tokio_workers));
+        runtime.extend(outcome.runtime);
+        Record {
+            schema: SCHEMA,
+            lang: "rust",
+            program: build.program,
+            build: build.build,
+            toolchain: build_info::toolchain(),
+            scenario: inv.scenario.name,
+            variant: inv.variant,
+            params: inv.params.to_json(),
+            checksum: outcome.checksum,
+            elapsed_s: outcome.elapsed.as_secs_f64(),
+            latency_us: outcome.latency,
+            peak_rss_bytes: usage.peak_rss_bytes,
+            cpu_user_s: usage.cpu_user.as_secs_f64(),
+            cpu_sys_s: usage.cpu_sys.as_secs_f64(),
+            runtime,
+            metrics: outcome.metrics,
+        }
+    }
+
+    pub fn to_line(&self) -> String {
+        serde_json::to_string(self).expect("a record always serializes")
+    }
+}
+
+/// Facts every record states.
+fn common_runtime(build: &Build) -> Map<String, Value> {
+    let mut runtime = Map::new();
+    runtime.insert("os".into(), json!(std::env::consts::OS));
+    runtime.insert("arch".into(), json!(std::env::consts::ARCH));
+    runtime.insert("num_cpu".into(), json!(num_cpus()));
+    runtime.insert("allocator".into(), json!(build.allocator));
+    runtime.insert("tokio_version".into(), json!(build_info::TOKIO_VERSION));
+    runtime.insert("rustc".into(), json!(build_info::RUSTC_VERBOSE));
+    runtime
+}
+
+/// What `list` prints.
+pub fn list_json(build: &Build) -> String {
+    json!({
+        "program": build.program,
+        "lang": "rust",
+        "build": build.build,
+        "toolchain": build_info::toolchain(),
+        "scenarios": crate::catalogue::scenarios_json(),
+    })
+    .to_string()
+}

@@ -1,0 +1,294 @@
+//! What the `sqlite` and `mysql` scenarios share: the table, the rows `setup` makes, the
+//! task stream, the statements, and the accounting. The same SQL runs on both.
+//!
+//! Setup: for `id` in `1..=rows`: `salary = next() % 201`, `age = next() % 100`,
+//! `address = "address " + id`. Task `t`: `id = 1 + next() % rows`, `age = next() % 100`;
+//! even `age`: update that row's salary (+1) and select it back; odd `age`: select the
+//! salaries of every row of that age, ordered by id.
+
+use crate::latency::Slots;
+use crate::lcg::Lcg;
+use crate::{Context, Failure, Outcome, Result};
+use serde_json::{Map, Value, json};
+use sqlx::{ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, Pool, Type};
+use std::time::{Duration, Instant};
+
+pub const DROP_TABLE: &str = "DROP TABLE IF EXISTS users";
+pub const CREATE_TABLE: &str = "CREATE TABLE users (id INTEGER PRIMARY KEY, salary INT NOT NULL, age INT NOT NULL, address CHAR(50))";
+pub const UPDATE_SALARY: &str = "UPDATE users SET salary = salary + 1 WHERE id = ?";
+pub const SELECT_BY_ID: &str = "SELECT salary FROM users WHERE id = ?";
+pub const SELECT_BY_AGE: &str = "SELECT salary FROM users WHERE age = ? ORDER BY id";
+pub const COUNT_ROWS: &str = "SELECT COUNT(*) FROM users";
+
+/// Rows per INSERT statement in `setup` (4 bound values each; well below both limits).
+const INSERT_BATCH: usize = 500;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    pub id: i64,
+    pub salary: i64,
+    pub age: i64,
+}
+
+impl Row {
+    pub fn address(&self) -> String {
+        format!("address {}", self.id)
+    }
+}
+
+/// The rows `setup` inserts, from its own stream.
+pub fn setup_rows(rows: u64) -> impl Iterator<Item = Row> {
+    let mut lcg = Lcg::new();
+    (1..=rows as i64).map(move |id| {
+        let salary = lcg.below(201) as i64;
+        let age = lcg.below(100) as i64;
+        Row { id, salary, age }
+    })
+}
+
+/// Task `t`'s draw: which row it touches and which age it asks for.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Draw {
+    pub id: i64,
+    pub age: i64,
+}
+
+impl Draw {
+    pub fn next(lcg: &mut Lcg, rows: u64) -> Draw {
+        let id = 1 + lcg.below(rows) as i64;
+        let age = lcg.below(100) as i64;
+        Draw { id, age }
+    }
+
+    pub fn updates(&self) -> bool {
+        self.age % 2 == 0
+    }
+}
+
+/// `INSERT INTO users ... VALUES (?, ?, ?, ?), ...` for `n` rows.
+fn insert_sql(n: usize) -> String {
+    let mut sql = String::from("INSERT INTO users (id, salary, age, address) VALUES ");
+    for i in 0..n {
+        sql.push_str(if i == 0 {
+            "(?, ?, ?, ?)"
+        } else {
+            ", (?, ?, ?, ?)"
+        });
+    }
+    sql
+}
+
+/// Insert the setup rows into an empty `users` table, in one transaction.
+pub async fn fill<DB>(pool: &Pool<DB>, rows: u64) -> Result<()>
+where
+    DB: Database,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> DB::Arguments<'q>: IntoArguments<'q, DB>,
+    for<'q> i64: Encode<'q, DB> + Type<DB>,
+    for<'q> String: Encode<'q, DB> + Type<DB>,
+{
+    let all: Vec<Row> = setup_rows(rows).collect();
+    // Built before the transaction so that they outlive its statements.
+    let full_batch = insert_sql(INSERT_BATCH);
+    let last_batch = insert_sql(all.len() % INSERT_BATCH);
+    let mut tx = pool
+        .begin()
+        .await
+        .context(|| "starting the setup transaction")?;
+    for chunk in all.chunks(INSERT_BATCH) {
+        let sql = if chunk.len() == INSERT_BATCH {
+            &full_batch
+        } else {
+            &last_batch
+        };
+        let mut insert = sqlx::query(sql);
+        for row in chunk {
+            insert = insert
+                .bind(row.id)
+                .bind(row.salary)
+                .bind(row.age)
+                .bind(row.address());
+        }
+        insert
+            .execute(&mut *tx)
+            .await
+            .context(|| "inserting the setup rows")?;
+    }
+    tx.commit().await.context(|| "committing the setup rows")
+}
+
+/// Checks that the table holds the `rows` rows `setup` made.
+pub async fn check_rows<DB>(pool: &Pool<DB>, rows: u64, setup_hint: &str) -> Result<()>
+where
+    DB: Database,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> DB::Arguments<'q>: IntoArguments<'q, DB>,
+    for<'r> i64: Decode<'r, DB> + Type<DB>,
+    usize: ColumnIndex<DB::Row>,
+{
+    let count: i64 = sqlx::query_scalar(COUNT_ROWS)
+        .fetch_one(pool)
+        .await
+        .context(|| format!("reading table users ({setup_hint})"))?;
+    if count as u64 != rows {
+        return Err(Failure(format!(
+            "table users has {count} rows, --rows is {rows}: {setup_hint}"
+        )));
+    }
+    Ok(())
+}
+
+/// Open every connection of the pool before the timed window: hold them all at once.
+pub async fn open_all<DB: Database>(pool: &Pool<DB>, size: usize) -> Result<()> {
+    let mut held = Vec::with_capacity(size);
+    for _ in 0..size {
+        held.push(
+            pool.acquire()
+                .await
+                .context(|| "opening the pool's connections")?,
+        );
+    }
+    Ok(())
+}
+
+/// What one task did.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TaskResult {
+    pub updated: bool,
+    pub selected_rows: u64,
+}
+
+/// One task's statements (prepared once per connection and cached, values bound).
+pub async fn task<DB>(pool: &Pool<DB>, draw: Draw) -> Result<TaskResult>
+where
+    DB: Database,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> DB::Arguments<'q>: IntoArguments<'q, DB>,
+    for<'q> i64: Encode<'q, DB> + Type<DB>,
+    for<'r> i32: Decode<'r, DB> + Type<DB>,
+    usize: ColumnIndex<DB::Row>,
+{
+    if draw.updates() {
+        sqlx::query(UPDATE_SALARY)
+            .bind(draw.id)
+            .execute(pool)
+            .await
+            .context(|| format!("updating row {}", draw.id))?;
+        let _salary: i32 = sqlx::query_scalar(SELECT_BY_ID)
+            .bind(draw.id)
+            .fetch_one(pool)
+            .await
+            .context(|| format!("selecting row {}", draw.id))?;
+        Ok(TaskResult {
+            updated: true,
+            selected_rows: 0,
+        })
+    } else {
+        let salaries: Vec<i32> = sqlx::query_scalar(SELECT_BY_AGE)
+            .bind(draw.age)
+            .fetch_all(pool)
+            .await
+            .context(|| format!("selecting age {}", draw.age))?;
+        Ok(TaskResult {
+            updated: false,
+            selected_rows: salaries.len() as u64,
+        })
+    }
+}
+
+/// Adds up the tasks' results, awaited in task order; the first failure fails the run.
+pub async fn collect(
+    handles: Vec<tokio::task::JoinHandle<Result<TaskResult>>>,
+) -> Result<(u64, u64)> {
+    let (mut updates, mut selected_rows) = (0, 0);
+    for handle in handles {
+        let result = handle.await.map_err(crate::join_failure)??;
+        updates += u64::from(result.updated);
+        selected_rows += result.selected_rows;
+    }
+    Ok((updates, selected_rows))
+}
+
+/// The record parts both SQL scenarios report.
+pub fn outcome(
+    updates: u64,
+    selected_rows: u64,
+    final_salary_sum: i64,
+    elapsed: Duration,
+    slots: &Slots,
+    tokio_workers: usize,
+    runtime: Map<String, Value>,
+) -> Outcome {
+    let mut metrics = Map::new();
+    metrics.insert("updates".into(), json!(updates));
+    metrics.insert("selected_rows".into(), json!(selected_rows));
+    metrics.insert("final_salary_sum".into(), json!(final_salary_sum));
+    Outcome {
+        checksum: final_salary_sum.max(0) as u64 + selected_rows,
+        elapsed,
+        latency: slots.summary(),
+        tokio_workers,
+        runtime,
+        metrics,
+    }
+}
+
+/// Spawns one task per draw, all at once, each recording its latency.
+pub fn spawn_all<F, Fut>(
+    tasks: usize,
+    rows: u64,
+    start: Instant,
+    slots: &std::sync::Arc<Slots>,
+    run: F,
+) -> Vec<tokio::task::JoinHandle<Result<TaskResult>>>
+where
+    F: Fn(Draw) -> Fut,
+    Fut: std::future::Future<Output = Result<TaskResult>> + Send + 'static,
+{
+    let mut lcg = Lcg::new();
+    let mut handles = Vec::with_capacity(tasks);
+    for t in 0..tasks {
+        let draw = Draw::next(&mut lcg, rows);
+        let task = run(draw);
+        let slots = std::sync::Arc::clone(slots);
+        handles.push(tokio::spawn(async move {
+            let began = Instant::now();
+            let result = task.await;
+            slots.finish(t, start, began);
+            result
+        }));
+    }
+    handles
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn setup_stream_and_task_stream_are_separate() {
+        let first = setup_rows(2).collect::<Vec<_>>();
+        let mut lcg = Lcg::new();
+        assert_eq!(
+            first[0],
+            Row {
+                id: 1,
+                salary: (lcg.next() % 201) as i64,
+                age: (lcg.next() % 100) as i64
+            }
+        );
+        assert_eq!(first[1].id, 2);
+        let mut lcg = Lcg::new();
+        let draw = Draw::next(&mut lcg, 10);
+        assert_eq!(draw.id, 1 + (2_027_382 % 10));
+        assert_eq!(
+            Row {
+                id: 3,
+                salary: 0,
+                age: 0
+            }
+            .address(),
+            "address 3"
+        );
+    }
+}

@@ -1,0 +1,64 @@
+//! What the process used, and the open-files limit: the platform differences live in
+//! `unix.rs` and `windows.rs`.
+
+#[cfg(unix)]
+mod unix;
+#[cfg(unix)]
+use unix as platform;
+
+#[cfg(windows)]
+mod windows;
+#[cfg(windows)]
+use windows as platform;
+
+use std::time::Duration;
+
+/// Resources used by the whole process so far.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Usage {
+    pub peak_rss_bytes: u64,
+    pub cpu_user: Duration,
+    pub cpu_sys: Duration,
+}
+
+impl Usage {
+    pub fn now() -> Usage {
+        platform::usage()
+    }
+
+    pub fn cpu(&self) -> Duration {
+        self.cpu_user + self.cpu_sys
+    }
+}
+
+/// Peak resident set size of the process so far, in bytes.
+pub fn peak_rss_bytes() -> u64 {
+    Usage::now().peak_rss_bytes
+}
+
+/// Most files the file scenarios hold open at once.
+pub const MAX_OPEN_PERMITS: u64 = 4096;
+
+/// Raise the soft open-files limit to the hard limit (Go does this itself since 1.19)
+/// and return how many files the file scenarios may hold open at once:
+/// `min(4096, limit / 2)` (4096 on Windows).
+pub fn raise_open_files_limit() -> OpenFiles {
+    platform::raise_open_files_limit()
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct OpenFiles {
+    /// The soft limit after raising it; `None` where there is none (Windows).
+    pub limit: Option<u64>,
+    pub permits: u64,
+}
+
+impl OpenFiles {
+    fn from_limit(limit: Option<u64>) -> OpenFiles {
+        let permits = match limit {
+            Some(limit) => (limit / 2).clamp(1, MAX_OPEN_PERMITS),
+            None => MAX_OPEN_PERMITS,
+        };
+        OpenFiles { limit, permits }
+    }
+}

@@ -1,0 +1,91 @@
+use super::{OpenFiles, Usage};
+use std::mem::MaybeUninit;
+use std::time::Duration;
+
+pub fn usage() -> Usage {
+    let mut ru = MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: getrusage fills the struct we pass; RUSAGE_SELF is always valid.
+    let ru = unsafe {
+        if libc::getrusage(libc::RUSAGE_SELF, ru.as_mut_ptr()) != 0 {
+            return Usage::default();
+        }
+        ru.assume_init()
+    };
+    Usage {
+        peak_rss_bytes: maxrss_bytes(ru.ru_maxrss as u64),
+        cpu_user: timeval(ru.ru_utime),
+        cpu_sys: timeval(ru.ru_stime),
+    }
+}
+
+/// `ru_maxrss` is in bytes on Apple platforms and in KiB elsewhere.
+fn maxrss_bytes(maxrss: u64) -> u64 {
+    if cfg!(any(target_os = "macos", target_os = "ios")) {
+        maxrss
+    } else {
+        maxrss * 1024
+    }
+}
+
+fn timeval(tv: libc::timeval) -> Duration {
+    Duration::new(tv.tv_sec as u64, tv.tv_usec as u32 * 1000)
+}
+
+pub fn raise_open_files_limit() -> OpenFiles {
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: plain syscalls on a struct we own.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) != 0 {
+            return OpenFiles::from_limit(None);
+        }
+        if lim.rlim_cur != lim.rlim_max {
+            let mut raised = libc::rlimit {
+                rlim_cur: lim.rlim_max,
+                rlim_max: lim.rlim_max,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) != 0 {
+                // macOS refuses more than kern.maxfilesperproc (the hard limit may read
+                // "unlimited"); Go caps the same way.
+                raised.rlim_cur = per_process_max().min(lim.rlim_max);
+                libc::setrlimit(libc::RLIMIT_NOFILE, &raised);
+            }
+            libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim);
+        }
+    }
+    #[allow(clippy::unnecessary_cast)] // rlim_t is not u64 on every Unix
+    let limit = lim.rlim_cur as u64;
+    OpenFiles::from_limit(Some(limit))
+}
+
+/// OPEN_MAX of <sys/syslimits.h>, the fallback when the sysctl cannot be read.
+#[cfg(target_os = "macos")]
+const OPEN_MAX: libc::rlim_t = 10240;
+
+#[cfg(target_os = "macos")]
+fn per_process_max() -> libc::rlim_t {
+    let mut value: libc::c_int = 0;
+    let mut size = std::mem::size_of::<libc::c_int>();
+    // SAFETY: the name is NUL-terminated and the output buffer is an int of `size` bytes.
+    let rc = unsafe {
+        libc::sysctlbyname(
+            c"kern.maxfilesperproc".as_ptr(),
+            (&mut value as *mut libc::c_int).cast(),
+            &mut size,
+            std::ptr::null_mut(),
+            0,
+        )
+    };
+    if rc == 0 && value > 0 {
+        value as libc::rlim_t
+    } else {
+        OPEN_MAX
+    }
+}
+
+#[cfg(not(target_os = "macos"))]
+fn per_process_max() -> libc::rlim_t {
+    libc::rlim_t::MAX
+}

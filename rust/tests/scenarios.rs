@@ -1,0 +1,340 @@
+//! Every scenario and variant, on both binaries, at small sizes: the checksum must equal
+//! the one computed here independently of the program.
+
+mod common;
+
+use common::{BINARIES, Lcg, checksum, record, run};
+use std::path::Path;
+
+#[test]
+fn hashmap_every_variant_and_shape() {
+    let (tasks, items) = (200u64, 100u64);
+    for (bin, _) in BINARIES {
+        for variant in ["spawn", "spawn-sem", "spawn-limited", "pool"] {
+            for shape in ["burst", "rate"] {
+                let args = [
+                    "hashmap",
+                    "--variant",
+                    variant,
+                    "--shape",
+                    shape,
+                    "--tasks",
+                    "200",
+                    "--items",
+                    "100",
+                ];
+                let r = record(bin, &args);
+                assert_eq!(
+                    checksum(&r),
+                    tasks * items * (items - 1) / 2,
+                    "{variant} {shape}"
+                );
+                assert_eq!(r["latency_us"]["sojourn"]["n"], tasks);
+                assert!(r["metrics"]["spawn_s"].is_f64());
+                if shape == "rate" {
+                    assert_eq!(r["metrics"]["offered_rate_per_ms"], 10.0);
+                    assert!(r["metrics"]["achieved_spawn_rate_per_ms"].as_f64().unwrap() > 0.0);
+                    // 200 tasks at 10/ms: the last one arrives at 19.9 ms.
+                    assert!(
+                        r["elapsed_s"].as_f64().unwrap() >= 0.0199,
+                        "{variant}: open loop held"
+                    );
+                }
+            }
+        }
+    }
+}
+
+fn fanout_expected(values: u64) -> u64 {
+    let mut lcg = Lcg::new();
+    let pre: Vec<u64> = (0..10).map(|_| 1 + lcg.next() % 10).collect();
+    (0..values).map(|i| pre[(i % 10) as usize].pow(2)).sum()
+}
+
+#[test]
+fn fanout_every_variant() {
+    for (bin, _) in BINARIES {
+        for variant in ["threads", "tokio", "batched"] {
+            let r = record(
+                bin,
+                &[
+                    "fanout",
+                    "--variant",
+                    variant,
+                    "--values",
+                    "20001",
+                    "--batch",
+                    "64",
+                ],
+            );
+            assert_eq!(checksum(&r), fanout_expected(20001), "{variant}");
+            let per_worker = r["metrics"]["per_worker_values"].as_array().unwrap();
+            assert_eq!(per_worker.len(), 3);
+            assert_eq!(
+                per_worker.iter().map(|v| v.as_u64().unwrap()).sum::<u64>(),
+                20001
+            );
+            assert!(r["metrics"]["values_per_s"].as_f64().unwrap() > 0.0);
+            assert!(r["metrics"]["cpu_s_per_million"].is_number());
+        }
+    }
+}
+
+/// The original Rust fan-out had one consumer receive everything; here every consumer
+/// must get work.
+#[test]
+fn fanout_every_consumer_receives_work() {
+    for (bin, _) in BINARIES {
+        for variant in ["threads", "tokio"] {
+            let r = record(
+                bin,
+                &[
+                    "fanout",
+                    "--variant",
+                    variant,
+                    "--values",
+                    "200000",
+                    "--workers",
+                    "3",
+                ],
+            );
+            let per_worker: Vec<u64> = r["metrics"]["per_worker_values"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_u64().unwrap())
+                .collect();
+            assert_eq!(per_worker.len(), 3);
+            assert!(
+                per_worker.iter().all(|&n| n > 0),
+                "{variant}: {per_worker:?}"
+            );
+            assert_eq!(per_worker.iter().sum::<u64>(), 200_000);
+        }
+    }
+}
+
+fn cpu_expected(tasks: u64, items: u64) -> u64 {
+    let mut sum = 0.0f64;
+    for x in 0..items {
+        sum += (x as f64).sqrt();
+    }
+    tasks * sum.floor() as u64
+}
+
+#[test]
+fn cpu_every_variant() {
+    for (bin, _) in BINARIES {
+        for variant in ["threads", "async-single", "tokio"] {
+            for threads in ["1", "2"] {
+                let args = [
+                    "cpu",
+                    "--variant",
+                    variant,
+                    "--tasks",
+                    "4",
+                    "--items",
+                    "20000",
+                    "--threads",
+                    threads,
+                ];
+                let r = record(bin, &args);
+                assert_eq!(checksum(&r), cpu_expected(4, 20_000), "{variant}");
+                assert_eq!(r["latency_us"]["service"]["n"], 4);
+                let expected_workers = match variant {
+                    "threads" => 0,
+                    "async-single" => 1,
+                    _ => threads.parse().unwrap(),
+                };
+                assert_eq!(r["runtime"]["tokio_workers"], expected_workers, "{variant}");
+            }
+        }
+    }
+}
+
+/// The work is really done (not optimised away): time grows with `items`.
+#[test]
+fn cpu_work_scales_with_items() {
+    let (bin, _) = BINARIES[0];
+    let fastest = |items: &str| {
+        (0..3)
+            .map(|_| {
+                let r = record(
+                    bin,
+                    &[
+                        "cpu",
+                        "--variant",
+                        "threads",
+                        "--tasks",
+                        "2",
+                        "--threads",
+                        "1",
+                        "--items",
+                        items,
+                    ],
+                );
+                (r["elapsed_s"].as_f64().unwrap(), checksum(&r))
+            })
+            .fold((f64::MAX, 0), |(best, _), (t, c)| (best.min(t), c))
+    };
+    let (small, small_sum) = fastest("250000");
+    let (large, large_sum) = fastest("2000000");
+    assert_eq!(small_sum, cpu_expected(2, 250_000));
+    assert_eq!(large_sum, cpu_expected(2, 2_000_000));
+    assert!(
+        large / small > 2.0,
+        "8x the items took {:.1}x the time",
+        large / small
+    );
+}
+
+#[test]
+fn sleep_checksum() {
+    let (tasks, spin, max_sleep_ms) = (100, 1000, 50);
+    let mut lcg = Lcg::new();
+    let slept: u64 = (0..tasks).map(|_| lcg.next() % max_sleep_ms).sum();
+    let mut x = 0.0f64;
+    for i in 1..=spin {
+        x = x / i as f64 + 1.0;
+    }
+    let expected = slept + tasks * (x * 1e6).floor() as u64;
+    for (bin, _) in BINARIES {
+        let r = record(
+            bin,
+            &[
+                "sleep",
+                "--tasks",
+                "100",
+                "--spin",
+                "1000",
+                "--max_sleep_ms",
+                "50",
+            ],
+        );
+        assert_eq!(checksum(&r), expected);
+        assert!(r["metrics"]["baseline_rss_bytes"].as_u64().unwrap() > 0);
+        assert!(r["metrics"]["memory_per_task_bytes"].is_number());
+        assert!(
+            r["elapsed_s"].as_f64().unwrap() >= 0.040,
+            "the longest sleep is at least 40 ms"
+        );
+    }
+}
+
+fn file_size(k: u64) -> u64 {
+    3 * (k + 1) * 64
+}
+
+fn setup_files(bin: &str, scenario: &str, dir: &Path) {
+    common::ok(bin, &["setup", scenario, "--dir", dir.to_str().unwrap()]);
+    let total: u64 = (0..20)
+        .map(|k| {
+            std::fs::metadata(dir.join(format!("file_{k:02}.txt")))
+                .unwrap()
+                .len()
+        })
+        .sum();
+    assert_eq!(total, 40_320);
+}
+
+#[test]
+fn files_read_checksum() {
+    let tasks = 100;
+    let mut lcg = Lcg::new();
+    let expected: u64 = (0..tasks).map(|_| file_size(lcg.next() % 20)).sum();
+    for (bin, name) in BINARIES {
+        let dir = common::scratch(&format!("files-read-{name}"));
+        setup_files(bin, "files-read", &dir);
+        let r = record(
+            bin,
+            &[
+                "files-read",
+                "--tasks",
+                "100",
+                "--dir",
+                dir.to_str().unwrap(),
+            ],
+        );
+        assert_eq!(checksum(&r), expected);
+        assert_eq!(r["metrics"]["bytes_read"], expected);
+        assert!(r["runtime"]["open_permits"].as_u64().unwrap() >= 1);
+    }
+}
+
+#[test]
+fn files_rw_checksum() {
+    let mut lcg = Lcg::new();
+    let appends = (0..100).filter(|_| lcg.next() % 20 % 2 == 0).count() as u64;
+    for (bin, name) in BINARIES {
+        let dir = common::scratch(&format!("files-rw-{name}"));
+        setup_files(bin, "files-rw", &dir);
+        let r = record(
+            bin,
+            &["files-rw", "--tasks", "100", "--dir", dir.to_str().unwrap()],
+        );
+        assert_eq!(checksum(&r), 40_320 + 16 * appends);
+        assert_eq!(r["metrics"]["appends"], appends);
+        // setup starts afresh, whatever the last run left.
+        setup_files(bin, "files-rw", &dir);
+    }
+}
+
+#[test]
+fn files_without_setup_fail() {
+    let dir = common::scratch("files-missing").join("absent");
+    for (bin, _) in BINARIES {
+        for scenario in ["files-read", "files-rw"] {
+            let out = run(
+                bin,
+                &[scenario, "--tasks", "10", "--dir", dir.to_str().unwrap()],
+            );
+            assert_eq!(out.code, 1, "{scenario}: {}", out.stderr);
+            assert_eq!(out.stdout, "");
+            assert!(
+                out.stderr.contains("absent") && out.stderr.contains("setup"),
+                "{}",
+                out.stderr
+            );
+            assert_eq!(out.stderr.lines().count(), 1);
+        }
+    }
+}
+
+/// A panicking task is a failed run (exit 1), never a smaller amount of work.
+#[test]
+fn a_panicking_task_fails_the_run() {
+    for (bin, _) in BINARIES {
+        for variant in ["spawn", "spawn-sem", "spawn-limited", "pool"] {
+            let out = common::run_with_env(
+                bin,
+                &[
+                    "hashmap",
+                    "--variant",
+                    variant,
+                    "--tasks",
+                    "50",
+                    "--items",
+                    "10",
+                    "--workers",
+                    "1",
+                ],
+                &[("BENCH_TEST_PANIC_TASK", Some("7"))],
+            );
+            assert_eq!(out.code, 1, "{variant}: {}", out.stderr);
+            assert_eq!(out.stdout, "");
+            assert!(
+                out.stderr.contains("task 7 panicked on purpose"),
+                "{variant}: {}",
+                out.stderr
+            );
+            let last = out.stderr.lines().last().unwrap();
+            assert!(
+                last.starts_with(&format!(
+                    "{}: hashmap: a task panicked",
+                    common::program_name(bin)
+                )),
+                "{last}"
+            );
+        }
+    }
+}
