@@ -40,8 +40,9 @@ type invocation struct {
 }
 
 // parseInvocation parses `<scenario> [--variant v] [--name value | --name=value]...`.
-// Every parameter of the scenario ends up in params, defaults filled in.
-func parseInvocation(args []string) (*invocation, error) {
+// Every parameter of the scenario ends up in params, defaults filled in. A run needs
+// its variant; `setup` does not (the state it makes is the same for every variant).
+func parseInvocation(args []string, needVariant bool) (*invocation, error) {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		return nil, usagef("missing scenario (one of %s)", strings.Join(scenarioNames(), ", "))
 	}
@@ -85,7 +86,7 @@ func parseInvocation(args []string) (*invocation, error) {
 		}
 		inv.params[name] = v
 	}
-	if inv.variant == "" {
+	if inv.variant == "" && needVariant {
 		if len(sc.variants) != 1 {
 			return nil, usagef("%s needs --variant (one of %s)", sc.name, strings.Join(sc.variants, ", "))
 		}

@@ -6,7 +6,7 @@ import (
 )
 
 func TestParseDefaultsAndForms(t *testing.T) {
-	inv, err := parseInvocation([]string{"hashmap", "--variant=pool", "--tasks", "7", "--rate=2.5"})
+	inv, err := parseInvocation([]string{"hashmap", "--variant=pool", "--tasks", "7", "--rate=2.5"}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,7 +21,7 @@ func TestParseDefaultsAndForms(t *testing.T) {
 }
 
 func TestParseSingleVariantIsImplied(t *testing.T) {
-	inv, err := parseInvocation([]string{"sleep"})
+	inv, err := parseInvocation([]string{"sleep"}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +32,7 @@ func TestParseSingleVariantIsImplied(t *testing.T) {
 
 func TestParseErrorsAreUsageErrors(t *testing.T) {
 	for _, args := range [][]string{{"x"}, {"cpu", "--tasks", "1.5"}, {"cpu", "--variant", "tokio"}, {"fanout"}} {
-		if _, err := parseInvocation(args); err == nil || !isUsageError(err) {
+		if _, err := parseInvocation(args, true); err == nil || !isUsageError(err) {
 			t.Errorf("%v: err = %v, want a usage error", args, err)
 		}
 	}

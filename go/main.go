@@ -63,7 +63,7 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 		}
 		return writeJSONLine(stdout, newListing())
 	case "setup":
-		inv, err := parseInvocation(args[1:])
+		inv, err := parseInvocation(args[1:], false)
 		if err != nil {
 			return err
 		}
@@ -80,7 +80,7 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 			programName, programName, programName, strings.Join(scenarioNames(), ", "))
 		return nil
 	}
-	inv, err := parseInvocation(args)
+	inv, err := parseInvocation(args, true)
 	if err != nil {
 		return err
 	}

@@ -1,5 +1,9 @@
 """`ci-scripts/bench <subcommand>`: finds the subcommands in benchpipe/commands/ (one
-module each, with NAME, HELP, add_arguments(parser) and run(args) -> int)."""
+module each, with NAME, HELP, add_arguments(parser) and run(args) -> int; the module
+file is NAME with dashes as underscores).
+
+Only the module of the subcommand being run is imported: some pull in scipy, which
+costs seconds, and every workflow step and test starts this CLI."""
 
 from __future__ import annotations
 
@@ -12,12 +16,15 @@ from benchpipe import commands
 from benchpipe.errors import BenchError
 
 
-def _load_commands():
-    mods = []
-    for info in pkgutil.iter_modules(commands.__path__):
-        if info.name.startswith("_"):
-            continue
-        mods.append(importlib.import_module(f"benchpipe.commands.{info.name}"))
+def command_names() -> list[str]:
+    """Every subcommand, without importing any."""
+    return sorted(info.name.replace("_", "-") for info in pkgutil.iter_modules(commands.__path__)
+                  if not info.name.startswith("_"))
+
+
+def _load_commands(only: str | None = None):
+    names = [only] if only in command_names() else command_names()
+    mods = [importlib.import_module(f"benchpipe.commands.{name.replace('-', '_')}") for name in names]
     return sorted(mods, key=lambda m: m.NAME)
 
 
@@ -27,10 +34,12 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: {message}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole CLI, or just the subcommand `only` (an unknown name gets them all, so
+    argparse can list the choices)."""
     parser = _Parser(prog="bench", description="Go vs Rust concurrency benchmark pipeline")
     sub = parser.add_subparsers(dest="command", required=True, metavar="<command>", parser_class=_Parser)
-    for mod in _load_commands():
+    for mod in _load_commands(only):
         p = sub.add_parser(mod.NAME, help=mod.HELP, description=mod.HELP)
         mod.add_arguments(p)
         p.set_defaults(_run=mod.run)
@@ -38,7 +47,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    args = build_parser(argv[0] if argv else None).parse_args(argv)
     try:
         return int(args._run(args) or 0)
     except BenchError as err:

@@ -1,0 +1,306 @@
+"""Calibration: what this machine can detect. For each benchmark family, repeated
+rounds of A against A (the same build and workload: every flag is a false alarm) and A
+against B (the same scenario with its size parameter scaled by `factor`: every miss is a
+missed regression), run interleaved (A, A', B, rotating), and judged by the same
+verdict logic as `compare` (stats.compare_samples). The result, calibration.json, states
+the false-alarm rate, the detection rate at that factor and the noise of the runner;
+`compare` quotes it and takes its recommended thresholds as defaults.
+
+`scale_specs(specs, factor)` is also what `bench run --scale F` uses to make a heavier
+(or lighter) workload: it multiplies each scenario's `size` parameter (catalogue
+Scenario.size), rounding integer parameters and keeping them >= the parameter's min.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+
+from benchpipe import stats
+from benchpipe.catalogue import BenchSpec
+from benchpipe.hyperfine import command_string
+from benchpipe.errors import BenchError
+from benchpipe.results import family_id, format_params
+
+CALIBRATION_SCHEMA = "gorust-bench.calibration/1"
+DEFAULT_PATH = "calibration.json"
+
+
+# ---------------------------------------------------------------- scaling (also for `run --scale`)
+
+def scale_params(scenario, params: dict, factor: float) -> dict:
+    """params with the scenario's size parameter multiplied by factor (ints rounded, >= min)."""
+    name = scenario.size
+    param = scenario.params[name]
+    value = params.get(name, param.default)
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        raise BenchError(f"{scenario.name}: size parameter {name} = {value!r} cannot be scaled")
+    new = value * factor
+    if param.type == "int":
+        new = int(round(new))
+    if param.min is not None:
+        new = max(new, param.min if param.type != "int" else int(math.ceil(param.min)))
+    return {**params, name: new}
+
+
+def scaled_params(spec: BenchSpec, factor: float) -> dict:
+    """The spec's params with the size parameter scaled (see scale_params)."""
+    return scale_params(spec.scenario, spec.params, factor)
+
+
+def scale_key(key: dict, factor: float, cat=None) -> dict:
+    """A results key (Contract 2) as it reads after `run --scale factor`; keys of scenarios
+    the catalogue does not know are returned unchanged."""
+    from benchpipe import catalogue
+    cat = cat or catalogue.load()
+    sc = cat.scenarios.get(key["scenario"])
+    if sc is None or sc.size not in key["params"]:
+        return key
+    return {**key, "params": scale_params(sc, key["params"], factor)}
+
+
+def scale_spec(spec: BenchSpec, factor: float) -> BenchSpec:
+    return dataclasses.replace(spec, params=scaled_params(spec, factor))
+
+
+def scale_specs(specs: list[BenchSpec], factor: float) -> list[BenchSpec]:
+    """Every spec with its scenario's size parameter scaled by factor (pure function)."""
+    if not (factor > 0 and math.isfinite(factor)):
+        raise BenchError(f"scale factor must be a positive number, not {factor!r}")
+    return [scale_spec(s, factor) for s in specs]
+
+
+def effective_factor(spec: BenchSpec, scaled: BenchSpec) -> float:
+    """The size ratio really obtained after rounding (e.g. 16 tasks * 1.05 -> 17: 1.0625)."""
+    name = spec.scenario.size
+    return scaled.params[name] / spec.params[name]
+
+
+# ---------------------------------------------------------------- measuring
+
+@dataclass
+class Samples:
+    wall_s: list
+    peak_rss_bytes: list
+    cpu_s: list = dataclasses.field(default_factory=list)   # user + system
+
+
+def _hyperfine_round(hyperfine: str, commands: list[list[str]], prepare: str | None, cwd: Path,
+                     timeout: float) -> list[tuple[float, int, float]]:
+    """One run of each command, in the given order (-N: no shell). Returns (wall, peak rss, cpu)."""
+    out = cwd / "round.json"
+    argv = [hyperfine, "-N", "--runs", "1", "--style", "none", "--export-json", str(out)]
+    if prepare:
+        argv += ["--prepare", prepare]
+    argv += [command_string(c) for c in commands]
+    try:
+        proc = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise BenchError(f"hyperfine took longer than {timeout:.0f} s: {' '.join(commands[0])}") from None
+    if proc.returncode != 0:
+        tail = " ".join((proc.stderr or proc.stdout).strip().splitlines()[-2:])
+        raise BenchError(f"hyperfine failed ({proc.returncode}): {tail}")
+    res = json.loads(out.read_text(encoding="utf-8"))["results"]
+    return [(float(r["times"][0]), int((r.get("memory_usage_byte") or [0])[0]), float(r["user"]) + float(r["system"]))
+            for r in res]
+
+
+def measure_interleaved(hyperfine: str, a: list[str], b: list[str], runs: int, prepare: str | None,
+                        cwd: Path, timeout: float) -> tuple[Samples, Samples, Samples]:
+    """`runs` runs each of A, A' (A again) and B, interleaved: the order rotates every round
+    so no side always runs first or after the same neighbour."""
+    sides = {"a": Samples([], [], []), "a2": Samples([], [], []), "b": Samples([], [], [])}
+    names = ["a", "a2", "b"]
+    for r in range(runs):
+        order = names[r % 3:] + names[:r % 3]
+        cmds = [b if n == "b" else a for n in order]
+        for n, (wall, rss, cpu) in zip(order, _hyperfine_round(hyperfine, cmds, prepare, cwd, timeout)):
+            sides[n].wall_s.append(wall)
+            sides[n].peak_rss_bytes.append(rss)
+            sides[n].cpu_s.append(cpu)
+    return sides["a"], sides["a2"], sides["b"]
+
+
+# ---------------------------------------------------------------- the calibration document
+
+def family_result(spec: BenchSpec, factor_eff: float, rounds: list[tuple[Samples, Samples, Samples]],
+                  alpha: float, threshold: float, seed: int = stats.SEED) -> dict:
+    """Judge each round with compare's verdict logic; A/A flags are false alarms, A/B
+    regressions are detections. Wall time is the headline ("aa", "ab"); CPU time
+    ("aa_cpu", "ab_cpu") and memory ("aa_memory": false alarms only) beside it."""
+    aa, ab, aa_mem, aa_cpu, ab_cpu = [], [], [], [], []
+    for a, a2, b in rounds:
+        aa.append(stats.compare_samples(a.wall_s, a2.wall_s, alpha=alpha, threshold=threshold, seed=seed))
+        ab.append(stats.compare_samples(a.wall_s, b.wall_s, alpha=alpha, threshold=threshold, seed=seed))
+        if a.cpu_s and a2.cpu_s and b.cpu_s:
+            aa_cpu.append(stats.compare_samples(a.cpu_s, a2.cpu_s, alpha=alpha, threshold=threshold, seed=seed))
+            ab_cpu.append(stats.compare_samples(a.cpu_s, b.cpu_s, alpha=alpha, threshold=threshold, seed=seed))
+        if any(a.peak_rss_bytes) and any(a2.peak_rss_bytes):
+            aa_mem.append(stats.compare_samples(a.peak_rss_bytes, a2.peak_rss_bytes, alpha=alpha,
+                                                threshold=threshold, seed=seed))
+    all_a = [x for a, a2, _ in rounds for x in a.wall_s + a2.wall_s]
+    med = statistics.median(all_a)
+    mad = statistics.median(abs(x - med) for x in all_a)
+    return {
+        "id": family_id(spec_key(spec)), "scenario": spec.scenario.name, "variant": spec.variant,
+        "build": spec.build.name, "lang": spec.build.lang, "params": spec.params,
+        "size_param": spec.scenario.size, "effective_factor": factor_eff,
+        "median_wall_s": med, "robust_cv": 1.4826 * mad / med if med > 0 else None,
+        "aa": _rates(aa, flagged=lambda c: c.flagged),
+        "ab": _rates(ab, flagged=lambda c: c.verdict == stats.REGRESSION),
+        "aa_memory": _rates(aa_mem, flagged=lambda c: c.flagged) if aa_mem else None,
+        "aa_cpu": _rates(aa_cpu, flagged=lambda c: c.flagged) if aa_cpu else None,
+        "ab_cpu": _rates(ab_cpu, flagged=lambda c: c.verdict == stats.REGRESSION) if ab_cpu else None,
+    }
+
+
+def _rates(comps: list, flagged) -> dict:
+    """Counts, and every comparison's ratio and p-value (so other thresholds can be replayed)."""
+    hits = sum(1 for c in comps if flagged(c))
+
+    def num(x, digits):
+        return None if x is None or not math.isfinite(x) else float(f"{x:.{digits}g}")
+    return {"comparisons": len(comps), "flagged": hits, "rate": hits / len(comps) if comps else None,
+            "significant": sum(1 for c in comps if c.p_value is not None and c.p_value < stats.DEFAULT_ALPHA),
+            "ratios": [num(c.ratio, 6) for c in comps], "p_values": [num(c.p_value, 4) for c in comps]}
+
+
+THRESHOLD_GRID = (0.01, 0.015, 0.02, 0.025, 0.03, 0.04, 0.05, 0.075, 0.10)
+TARGET_FALSE_ALARMS = 0.01
+
+
+def replay(rates: list[dict], alpha: float, threshold: float, regression_only: bool) -> tuple[int, int] | None:
+    """(flagged, comparisons) of stored comparisons judged again at another threshold;
+    None when the p-values were not stored."""
+    n = hits = 0
+    for r in rates:
+        if not r or "p_values" not in r:
+            return None
+        for ratio, p in zip(r["ratios"], r["p_values"]):
+            n += 1
+            if ratio is None or p is None or p >= alpha:
+                continue
+            if ratio >= 1 + threshold or (not regression_only and ratio <= 1 / (1 + threshold)):
+                hits += 1
+    return hits, n
+
+
+def threshold_table(families: list[dict], alpha: float) -> list[dict] | None:
+    """False-alarm and detection rates (wall and CPU time) at each threshold of THRESHOLD_GRID."""
+    rows = []
+    for t in THRESHOLD_GRID:
+        row = {"threshold": t}
+        for name, field, reg in (("false_alarm_rate", "aa", False), ("detection_rate", "ab", True),
+                                 ("cpu_false_alarm_rate", "aa_cpu", False), ("cpu_detection_rate", "ab_cpu", True)):
+            got = replay([f.get(field) for f in families if f.get(field) is not None], alpha, t, reg)
+            if got is None:
+                return None
+            row[name] = got[0] / got[1] if got[1] else None
+        rows.append(row)
+    return rows
+
+
+def spec_key(spec: BenchSpec) -> dict:
+    return {"scenario": spec.scenario.name, "variant": spec.variant, "lang": spec.build.lang,
+            "build": spec.build.name, "toolchain": "", "params": spec.params}
+
+
+def summarise(families: list[dict], factor: float, alpha: float, threshold: float) -> dict:
+    """Pooled rates, the A/A noise band and the recommended threshold."""
+    n_aa = sum(f["aa"]["comparisons"] for f in families)
+    n_ab = sum(f["ab"]["comparisons"] for f in families)
+    fa = sum(f["aa"]["flagged"] for f in families)
+    det = sum(f["ab"]["flagged"] for f in families)
+    aa_dev = [abs(r - 1) for f in families for r in f["aa"]["ratios"] if r is not None]
+    noise_p99 = float(np.quantile(aa_dev, 0.99)) if aa_dev else None
+    # Recommended practical threshold: the smallest of THRESHOLD_GRID, not below the
+    # default (a change smaller than that is not worth a flag), at which the A/A
+    # comparisons (wall and CPU time) raised at most 1 % false alarms. Without stored
+    # p-values (older files): the default.
+    table = threshold_table(families, alpha)
+    recommended = threshold
+    if table:
+        ok = [r["threshold"] for r in table if r["threshold"] >= stats.DEFAULT_THRESHOLD
+              and all(r[k] is None or r[k] <= TARGET_FALSE_ALARMS for k in ("false_alarm_rate", "cpu_false_alarm_rate"))]
+        recommended = ok[0] if ok else THRESHOLD_GRID[-1]
+
+    def pooled(field):
+        fams = [f[field] for f in families if f.get(field)]
+        n = sum(x["comparisons"] for x in fams)
+        return {"comparisons": n, "flagged": sum(x["flagged"] for x in fams),
+                "rate": sum(x["flagged"] for x in fams) / n if n else None}
+
+    return {
+        "cpu": {"false_alarms": pooled("aa_cpu"), "detections": pooled("ab_cpu")},
+        "memory": {"false_alarms": pooled("aa_memory")},
+        "aa_comparisons": n_aa, "false_alarms": fa, "false_alarm_rate": fa / n_aa if n_aa else None,
+        "ab_comparisons": n_ab, "detections": det, "detection_rate": det / n_ab if n_ab else None,
+        "aa_noise_p99": noise_p99,
+        # the change this runner flags at least 95 % of the time, when the calibrated factor is one
+        "detectable_change": (factor - 1) if n_ab and det / n_ab >= 0.95 else None,
+        "by_threshold": table,
+        "recommended": {"alpha": alpha, "threshold": recommended},
+    }
+
+
+def machine() -> dict:
+    return {"os": platform.system().lower(), "arch": platform.machine(), "cores": os.cpu_count(),
+            "cpu_model": _cpu_model(), "runner": os.environ.get("RUNNER_NAME") or platform.node()}
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def document(preset: str, runs: int, repeats: int, factor: float, alpha: float, threshold: float,
+             families: list[dict]) -> dict:
+    return {
+        "schema": CALIBRATION_SCHEMA, "timestamp": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "machine": machine(), "preset": preset, "runs": runs, "repeats": repeats, "factor": factor,
+        "alpha": alpha, "threshold": threshold, "families": families,
+        "summary": summarise(families, factor, alpha, threshold),
+    }
+
+
+def load(path) -> dict:
+    """Read a calibration.json; one-line BenchError when it is not one."""
+    path = Path(path)
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise BenchError(f"{path}: no such calibration file") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise BenchError(f"{path}: not a calibration file: {err}") from None
+    if not isinstance(doc, dict) or doc.get("schema") != CALIBRATION_SCHEMA or not isinstance(doc.get("summary"), dict):
+        raise BenchError(f"{path}: not a calibration file (schema must be {CALIBRATION_SCHEMA!r})")
+    return doc
+
+
+def describe_family(spec: BenchSpec) -> str:
+    return f"{spec.scenario.name}/{spec.variant}/{spec.build.name}/{format_params(spec.params)}"
+
+
+def scratch_dir() -> Path:
+    return Path(tempfile.mkdtemp(prefix="bench-calibrate-"))
+
+
+def remove_dir(path: Path) -> None:
+    shutil.rmtree(path, ignore_errors=True)

@@ -1,0 +1,139 @@
+"""Change points in a benchmark's history: the commits where the level of a series
+shifted, with the size of the shift. Detection is MongoDB's E-Divisive means
+(signal_processing_algorithms.energy_statistics.e_divisive: a permutation test on
+energy statistics, no distribution assumed), run with a fixed seed so the same
+series always gives the same answer. This module only prepares the series and
+describes what the library found.
+
+API (used by the site and history stages):
+
+    detect(series: list[Point], *, pvalue=0.05, permutations=200, min_change=0.03,
+           seed=SEED) -> list[ChangePoint]
+
+A Point is one run of one benchmark (commit, timestamp, value = e.g. the median wall
+time of the run; smaller is better). Points are taken in the given order (sort them by
+timestamp first: `sort_points`). A ChangePoint names the first point of the new level:
+`index`, `commit`, `timestamp`, `previous_commit` (the last commit of the old level),
+`before_median` / `after_median` (medians of the point values in the segments on either
+side, bounded by the neighbouring change points), `ratio` = after / before and
+`direction` ("regression" when the level went up, "improvement" when it went down).
+Shifts smaller than `min_change` (relative) are dropped and the segments merged.
+
+Defaults: pvalue 0.05 for the library's permutation test (its own default; at 0.01 the
+binary segmentation misses a level that goes up and comes back, e.g. 20 % for a third
+of a 40-point series), 200 permutations, and min_change 3 % (compare's practical
+threshold), which keeps pure noise of 3 % CV down to about 1 false change point in 40
+series of 40 points (tests/test_changepoints.py).
+
+`series_from_results(docs, metric)` builds the series from a sequence of results files
+(one Point per benchmark and run: env.commit, env.timestamp, the median of the samples).
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+from signal_processing_algorithms.determinism import deterministic_numpy_random
+from signal_processing_algorithms.energy_statistics.energy_statistics import e_divisive
+
+from benchpipe.results import key_id
+
+SEED = 1234
+MIN_POINTS = 6            # fewer points: no change point can be told from noise
+SAMPLE_FIELDS = {"time": "wall_s", "memory": "peak_rss_bytes", "user": "user_s", "sys": "sys_s"}
+
+
+@dataclass(frozen=True)
+class Point:
+    commit: str
+    timestamp: str
+    value: float
+    meta: dict = field(default_factory=dict, compare=False, hash=False)  # anything the caller wants back
+
+
+@dataclass(frozen=True)
+class ChangePoint:
+    index: int               # position in the series of the first point of the new level
+    commit: str
+    timestamp: str
+    previous_commit: str     # the last commit of the old level
+    before_median: float
+    after_median: float
+    ratio: float             # after_median / before_median
+    direction: str           # regression (level went up) or improvement
+    before_n: int            # points in the segment before / after
+    after_n: int
+
+    def to_json(self) -> dict:
+        d = asdict(self)
+        if not math.isfinite(d["ratio"]):
+            d["ratio"] = None
+        return d
+
+
+def sort_points(series: list[Point]) -> list[Point]:
+    """Oldest first (ISO 8601 timestamps in UTC sort as text; ties keep their order)."""
+    return sorted(series, key=lambda p: p.timestamp)
+
+
+def _segments(n: int, cps: list[int]) -> list[tuple[int, int]]:
+    bounds = [0, *sorted(cps), n]
+    return list(zip(bounds, bounds[1:]))
+
+
+def _describe(points: list[Point], values: list[float], cps: list[int]) -> list[ChangePoint]:
+    out = []
+    segs = _segments(len(values), cps)
+    for (a, b), (_, c) in zip(segs, segs[1:]):
+        before = statistics.median(values[a:b])
+        after = statistics.median(values[b:c])
+        ratio = after / before if before > 0 else (1.0 if after == before else math.inf)
+        out.append(ChangePoint(
+            index=b, commit=points[b].commit, timestamp=points[b].timestamp,
+            previous_commit=points[b - 1].commit, before_median=before, after_median=after, ratio=ratio,
+            direction="regression" if after > before else "improvement", before_n=b - a, after_n=c - b))
+    return out
+
+
+def detect(series: list[Point], *, pvalue: float = 0.05, permutations: int = 200,
+           min_change: float = 0.03, seed: int = SEED) -> list[ChangePoint]:
+    """Change points of one series, in order. See the module docstring."""
+    values = [float(p.value) for p in series]
+    if len(values) < MIN_POINTS or any(not math.isfinite(v) for v in values):
+        return []
+    arr = np.asarray(values)
+    if np.all(arr == arr[0]):
+        return []
+    # Scale to the series' median so the statistics do not depend on the unit.
+    scale = float(np.median(np.abs(arr))) or 1.0
+    with deterministic_numpy_random(seed):
+        cps = sorted(int(i) for i in e_divisive(arr / scale, pvalue=pvalue, permutations=permutations))
+    cps = [i for i in cps if 0 < i < len(values)]
+    # Drop shifts below the practical size, smallest first, merging the segments around them.
+    while cps:
+        found = _describe(series, values, cps)
+        weakest = min(found, key=lambda c: abs(math.log(c.ratio)) if c.ratio > 0 and math.isfinite(c.ratio) else math.inf)
+        if abs(weakest.ratio - 1.0) >= min_change:
+            break
+        cps.remove(weakest.index)
+    return _describe(series, values, cps)
+
+
+def series_from_results(docs: list[dict], metric: str = "time") -> dict[str, list[Point]]:
+    """Series per benchmark key id from loaded results files (results.load), oldest first.
+    Benchmarks that did not run ok are left out; meta holds the key and the sample count."""
+    fieldname = SAMPLE_FIELDS[metric]
+    out: dict[str, list[Point]] = {}
+    for doc in sorted(docs, key=lambda d: d["env"]["timestamp"]):
+        env = doc["env"]
+        for b in doc["benchmarks"]:
+            samples = b["samples"][fieldname]
+            if b["status"] != "ok" or not samples:
+                continue
+            out.setdefault(key_id(b["key"]), []).append(
+                Point(env["commit"], env["timestamp"], float(np.median(samples)),
+                      {"key": b["key"], "n": len(samples)}))
+    return out

@@ -1,0 +1,270 @@
+"""Charts with gnuplot, from the site model (trends.Model): data files and gnuplot
+scripts are generated, then run in a few gnuplot processes (many charts per process,
+one process per core), SVG for the pages and PNG for the overview thumbnails.
+
+Kinds of chart (all named under charts/<scenario>/):
+  size-<os>-<time|memory>.svg   Go against Rust per variant, against the size, log-log
+  trend-<os>-<family>.svg       one benchmark over commits: median, 95% CI band, change points
+  toolchains-<os>-<lang>.svg    newer against older toolchain: ratio of median times
+
+One palette everywhere: Go blue, Rust (system allocator) orange, Rust (mimalloc) dark
+orange dashed; older toolchains in lighter tints; variants by point shape."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchpipe import trends
+from benchpipe.errors import BenchError
+from benchpipe.results import family_id, format_params
+
+BUILD_COLOURS = {"go": "#1f77b4", "rust-system": "#ff7f0e", "rust-mimalloc": "#b34700"}
+BUILD_DASH = {"go": 1, "rust-system": 1, "rust-mimalloc": 2}
+LANG_COLOURS = {"go": "#1f77b4", "rust": "#ff7f0e"}
+BUILD_LABEL = {"go": "Go", "rust-system": "Rust (system alloc)", "rust-mimalloc": "Rust (mimalloc)"}
+POINTS = (7, 5, 9, 11, 13, 15, 1, 2)
+CP_COLOUR = "#d62728"
+FONT = "sans,11"
+
+
+def tint(hex_colour: str, amount: float = 0.5) -> str:
+    r, g, b = (int(hex_colour[i:i + 2], 16) for i in (1, 3, 5))
+    mix = lambda c: int(c + (255 - c) * amount)
+    return f"#{mix(r):02x}{mix(g):02x}{mix(b):02x}"
+
+
+def gq(text: str) -> str:
+    """A gnuplot single-quoted string (only '' is special there); one line."""
+    return "'" + " ".join(str(text).split()).replace("'", "''") + "'"
+
+
+@dataclass
+class Chart:
+    name: str           # charts/<name>.svg
+    script: str         # gnuplot commands after `set output`
+    png: bool = False   # also a PNG (overview thumbnails)
+    width: int = 760
+    height: int = 420
+
+
+def _mib(x: float) -> float:
+    return x / 2**20
+
+
+# --------------------------------------------------------------------------- chart definitions
+
+def size_charts(model: trends.Model, cat, datadir: Path, png_os: str | None = None) -> list[Chart]:
+    charts = []
+    by_so: dict[tuple[str, str], list[dict]] = {}
+    for (os_, _kid), e in model.latest.items():
+        if e["key"]["toolchain"] != model.headline.get((os_, e["key"]["lang"])):
+            continue
+        by_so.setdefault((e["key"]["scenario"], os_), []).append(e)
+    for (sc, os_), ents in sorted(by_so.items()):
+        size_param = cat.scenarios[sc].size if sc in cat.scenarios else "tasks"
+        title = cat.scenarios[sc].title if sc in cat.scenarios else sc
+        lines: dict[tuple, list[dict]] = {}
+        vary = trends.varying_params([e["key"] for e in ents], size_param)
+        for e in ents:
+            if size_param not in e["key"]["params"]:
+                continue
+            k = e["key"]
+            lines.setdefault((k["build"], k["variant"], trends.other_params(k, size_param, vary)), []).append(e)
+        if not lines:
+            continue
+        variants = sorted({v for (_, v, _) in lines})
+        others = sorted({o for (_, _, o) in lines})
+        for metric in ("time", "memory"):
+            fname = datadir / f"{trends.slug(f'{sc}-{os_}-{metric}')}.dat"
+            blocks, plots = [], []
+            for i, ((build, variant, other), es) in enumerate(sorted(lines.items())):
+                es = sorted(es, key=lambda e: float(e["key"]["params"][size_param]))
+                rows = []
+                for e in es:
+                    st = e["time_s"] if metric == "time" else e["memory_bytes"]
+                    f = (lambda x: x) if metric == "time" else _mib
+                    rows.append(f"{e['key']['params'][size_param]} {f(st['median']):.9g} {f(st['ci_low']):.9g} {f(st['ci_high']):.9g}")
+                blocks.append("\n".join(rows))
+                colour = BUILD_COLOURS.get(build, "#555555")
+                pt = POINTS[variants.index(variant) % len(POINTS)]
+                dt = BUILD_DASH.get(build, 1) + (2 * others.index(other) if len(others) > 1 else 0)
+                label = f"{BUILD_LABEL.get(build, build)} {variant}" + (f" {other}" if len(others) > 1 and other else "")
+                plots.append(f"{gq(str(fname))} index {i} using 1:2:3:4 with yerrorlines lc rgb '{colour}' lw 2 "
+                             f"pt {pt} ps 1.1 dt {dt} title {gq(label)}")
+            fname.write_text("\n\n\n".join(blocks) + "\n", encoding="utf-8")
+            unit = "wall time per run (s)" if metric == "time" else "peak memory (MiB)"
+            what = "time" if metric == "time" else "peak memory"
+            script = "\n".join([
+                f"set title {gq(f'{title}: {what} on {os_} (median, 95% CI)')} noenhanced",
+                "set logscale xy", f"set xlabel {gq(size_param + ' (log scale)')} noenhanced",
+                f"set ylabel {gq(unit + ', log scale')}", "set key below maxcols 3 font ',9' noenhanced",
+                "set grid xtics ytics mxtics mytics lc rgb '#dddddd'", "set format x '%.0s%c'", "set format y '%g'",
+                "set offsets graph 0.05, graph 0.05, 0, 0",
+                "plot " + ", \\\n     ".join(plots),
+            ])
+            charts.append(Chart(f"{sc}/size-{os_}-{metric}", script, png=(os_ == png_os), width=860,
+                                height=430 + 17 * ((len(lines) + 2) // 3)))
+    return charts
+
+
+def trend_charts(model: trends.Model, datadir: Path) -> list[Chart]:
+    fams: dict[str, list[trends.Series]] = {}
+    for s in model.series.values():
+        fams.setdefault(trends.trend_chart_name(s.key, s.os), []).append(s)
+    charts = []
+    for name, group in sorted(fams.items()):
+        group.sort(key=lambda s: trends.version_tuple(s.key["toolchain"]), reverse=True)
+        k0 = group[0].key
+        colour = BUILD_COLOURS.get(k0["build"], "#555555")
+        fname = datadir / f"{name.replace('/', '_')}.dat"
+        blocks = []
+        for s in group:
+            rows = [f"{e['date']} {e['time_s']['median']:.9g} {e['time_s']['ci_low']:.9g} {e['time_s']['ci_high']:.9g} "
+                    f"{_mib(e['memory_bytes']['median']):.9g} {_mib(e['memory_bytes']['ci_low']):.9g} "
+                    f"{_mib(e['memory_bytes']['ci_high']):.9g}" for e in s.entries]
+            blocks.append("\n".join(rows))
+        fname.write_text("\n\n\n".join(blocks) + "\n", encoding="utf-8")
+        arrows = []
+        for s in group:
+            for cp in s.changepoints:
+                d = s.entries[cp["index"]]["date"]
+                c = CP_COLOUR if cp["direction"] == "regression" else "#2ca02c"
+                arrows.append(f"set arrow from '{d}', graph 0 to '{d}', graph 1 nohead lc rgb '{c}' lw 1.5 dt 2 front")
+        pct = ", ".join(f"{(cp['ratio'] - 1) * 100:+.1f}% {s.key['toolchain']}" for s in group for cp in s.changepoints
+                        if cp.get("ratio"))
+        one = len(group[0].entries) == 1 and len(group) == 1
+
+        def panel(col: int, ylabel: str, title: str, marks: bool) -> str:
+            plots = []
+            for i, s in enumerate(group):
+                c = colour if i == 0 else tint(colour, 0.45 + 0.15 * (i - 1))
+                band = tint(c, 0.6)
+                tc = s.key["toolchain"]
+                plots.append(f"{gq(str(fname))} index {i} using 1:{col + 1}:{col + 2} with filledcurves "
+                             f"fc rgb '{band}' fs transparent solid 0.35 notitle")
+                style = (f"linespoints pt {POINTS[i % len(POINTS)]} ps {0.9 if one else 0.5}"
+                         if len(s.entries) <= 60 else "lines")  # a year of points: a line, not 365 markers
+                plots.append(f"{gq(str(fname))} index {i} using 1:{col} with {style} lc rgb '{c}' lw 2 "
+                             f"dt {1 + i} title {gq(tc + ' median')}")
+            if marks and any(s.changepoints for s in group):
+                plots.append(f"NaN with lines lc rgb '{CP_COLOUR}' dt 2 lw 1.5 title 'change point'")
+            return "\n".join([f"set title {gq(title)} noenhanced", f"set ylabel {gq(ylabel)}",
+                              "plot " + ", \\\n     ".join(plots)])
+
+        script = "\n".join([
+            "set multiplot layout 2,1",
+            "set xdata time", "set timefmt '%Y-%m-%dT%H:%M:%SZ'", "set format x '%Y-%m-%d'", "set xtics rotate by -30",
+            "set key outside right top noenhanced", "set grid lc rgb '#dddddd'", "set yrange [0:*]",
+            "set lmargin 12", "set rmargin 28",
+            *arrows,
+            panel(2, "wall time (s)", f"{k0['scenario']} {k0['variant']} {k0['build']} on {group[0].os}: wall time"
+                  + (f"  [{pct}]" if pct else ""), True),
+            "unset arrow",
+            panel(5, "peak memory (MiB)", f"{format_params(k0['params'])}: peak memory (median, band: 95% CI)", False),
+            "unset multiplot",
+        ])
+        charts.append(Chart(name, script, width=860, height=560))
+    return charts
+
+
+def toolchain_charts(model: trends.Model, cat, datadir: Path) -> list[Chart]:
+    """Per scenario, OS and language with two or more toolchains: the newest against the
+    older ones, ratio of the latest median times per benchmark (below 1: the newer is faster)."""
+    charts = []
+    groups: dict[tuple[str, str, str], dict[str, dict[str, dict]]] = {}
+    for (os_, _kid), e in model.latest.items():
+        k = e["key"]
+        groups.setdefault((k["scenario"], os_, k["lang"]), {}).setdefault(family_id(k), {})[k["toolchain"]] = e
+    for (sc, os_, lang), fams in sorted(groups.items()):
+        tcs = sorted({tc for f in fams.values() for tc in f}, key=trends.version_tuple, reverse=True)
+        if len(tcs) < 2:
+            continue
+        newer, olders = tcs[0], tcs[1:]
+        rows = []
+        for fam, per in sorted(fams.items()):
+            if newer not in per:
+                continue
+            vals = [f"{per[newer]['time_s']['median'] / per[o]['time_s']['median']:.6g}"
+                    if o in per and per[o]["time_s"]["median"] > 0 else "NaN" for o in olders]
+            label = fam.split("/", 1)[1].replace("/", " ")
+            rows.append('"' + " ".join(label.split()).replace('"', "'") + '" ' + " ".join(vals))
+        if not rows:
+            continue
+        fname = datadir / f"{trends.slug(f'tc-{sc}-{os_}-{lang}')}.dat"
+        fname.write_text("\n".join(rows) + "\n", encoding="utf-8")
+        base = LANG_COLOURS[lang]
+        plots = [f"{gq(str(fname))} using {i + 2}:xtic(1) lc rgb '{tint(base, 0.3 * i)}' title {gq(f'{newer} / {o}')}"
+                 for i, o in enumerate(olders)]
+        height = max(380, 140 + 16 * len(rows))
+        script = "\n".join([
+            f"set title {gq(f'{sc} on {os_}: {newer} against older {lang} toolchains (ratio of median times)')} noenhanced",
+            "set style data histograms", "set style histogram clustered gap 1", "set style fill solid 0.85 border -1",
+            "set boxwidth 0.9", "set xtics rotate by -40 font ',8' noenhanced", "set ylabel 'newer / older (below 1: newer is faster)'",
+            "set key outside right top noenhanced", "set grid ytics lc rgb '#dddddd'", "set yrange [0:*]",
+            "set arrow from graph 0, first 1 to graph 1, first 1 nohead lc rgb '#444444' dt 2 front",
+            "set bmargin 14",
+            "plot " + ", ".join(plots),
+        ])
+        charts.append(Chart(f"{sc}/toolchains-{os_}-{lang}", script, width=860, height=height + 100))
+    return charts
+
+
+# --------------------------------------------------------------------------- running gnuplot
+
+def gnuplot_path() -> str:
+    exe = shutil.which("gnuplot")
+    if not exe:
+        raise BenchError("gnuplot not found: install it (apt-get install gnuplot / brew install gnuplot / "
+                         "choco install gnuplot), `bench doctor` checks it")
+    return exe
+
+
+def render(charts: list[Chart], outdir: Path, workdir: Path, jobs: int | None = None) -> list[str]:
+    """Run gnuplot over the charts in `jobs` processes (scripts kept in workdir).
+    Returns the chart files written, relative to outdir."""
+    exe = gnuplot_path()
+    jobs = max(1, min(jobs or os.cpu_count() or 1, len(charts) or 1, 8))
+    chunks = [charts[i::jobs] for i in range(jobs)]
+    procs, written = [], []
+    for n, chunk in enumerate(chunks):
+        lines = ["set encoding utf8", "set termoption noenhanced"]
+        for c in chunk:
+            target = outdir / f"{c.name}.svg"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            outs = [(f"set terminal svg size {c.width},{c.height} dynamic font '{FONT}' background rgb 'white'", target)]
+            if c.png:
+                outs.append((f"set terminal pngcairo size {c.width},{c.height} font '{FONT}' background rgb 'white'",
+                             outdir / f"{c.name}.png"))
+            for term, path in outs:
+                lines += ["reset", term, f"set output {gq(str(path))}", c.script, "unset output"]
+                written.append(path.relative_to(outdir).as_posix())
+        script = workdir / f"charts-{n}.gp"
+        script.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        procs.append((script, subprocess.Popen([exe, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)))
+    for script, p in procs:
+        _out, err = p.communicate()
+        if p.returncode != 0:
+            tail = " | ".join(err.decode("utf-8", "replace").strip().splitlines()[-3:])
+            raise BenchError(f"gnuplot failed on {script} (exit {p.returncode}): {tail}")
+    return written
+
+
+def make_all(model: trends.Model, cat, outdir: Path, jobs: int | None = None, png_os: str | None = None,
+             keep_sources: Path | None = None) -> dict:
+    """Every chart of the site into outdir (= <site>/charts). Returns {kind: [names]}."""
+    work = Path(keep_sources) if keep_sources else Path(tempfile.mkdtemp(prefix="bench-charts-"))
+    work.mkdir(parents=True, exist_ok=True)
+    try:
+        sizes = size_charts(model, cat, work, png_os)
+        trend = trend_charts(model, work)
+        tcs = toolchain_charts(model, cat, work)
+        render(sizes + trend + tcs, outdir, work, jobs)
+    finally:
+        if not keep_sources:
+            shutil.rmtree(work, ignore_errors=True)
+    return {"size": [c.name for c in sizes], "trend": [c.name for c in trend], "toolchains": [c.name for c in tcs]}

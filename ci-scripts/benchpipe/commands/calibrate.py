@@ -1,0 +1,150 @@
+"""`bench calibrate --preset P [--repeats N] [--factor F]`: the false-alarm rate (A
+against A) and the detection rate (A against A with the workload scaled by F) of this
+machine, per benchmark family and pooled; writes calibration.json for `compare`."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+from benchpipe import ROOT, calibration, catalogue, stats, toolchains, tools
+from benchpipe.fsutil import atomic_write_json
+from benchpipe.commands.catalogue import split_list
+from benchpipe.errors import BenchError, UsageError
+
+NAME = "calibrate"
+HELP = "measure this machine's false-alarm rate (A/A) and detection rate (A vs A scaled by F)"
+
+
+def add_arguments(p):
+    p.add_argument("--preset", default="quick", help="preset whose benchmarks are calibrated (default: quick)")
+    p.add_argument("--scenario", action="append", help="only these scenarios (repeatable or comma-separated)")
+    p.add_argument("--variant", action="append", help="only these variants")
+    p.add_argument("--lang", action="append", help="only these languages (go, rust)")
+    p.add_argument("--build", action="append", help="only these builds (go, rust-system, rust-mimalloc)")
+    p.add_argument("--per-scenario", type=int, default=0, metavar="N",
+                   help="at most N benchmark families per scenario and build (default: all)")
+    p.add_argument("--repeats", type=int, default=50, help="A/A and A/B comparisons per family (default: 50)")
+    p.add_argument("--factor", type=float, default=1.05, help="workload scale of B (default: 1.05)")
+    p.add_argument("--runs", type=int, default=0, help="runs per side and comparison (default: the preset's)")
+    p.add_argument("--alpha", type=float, default=stats.DEFAULT_ALPHA, help=f"significance level (default: {stats.DEFAULT_ALPHA})")
+    p.add_argument("--threshold", type=float, default=stats.DEFAULT_THRESHOLD,
+                   help=f"practical threshold, relative (default: {stats.DEFAULT_THRESHOLD})")
+    p.add_argument("--builds", default=str(ROOT / ".bench" / "build"),
+                   help="folder with the build manifest of `bench build` (default: .bench/build)")
+    p.add_argument("--out", default=calibration.DEFAULT_PATH, help="where to write calibration.json (default: ./calibration.json)")
+
+
+def _programs(builds_dir: Path) -> dict:
+    """build name -> program path (the head label's first toolchain of each build)."""
+    out = {}
+    for b in toolchains.read_manifest(builds_dir / "manifest.json"):
+        if b.label == "head" and b.build not in out and Path(b.path).is_file():
+            out[b.build] = b
+    return out
+
+
+def run(args) -> int:
+    if args.repeats < 1:
+        raise UsageError("--repeats must be >= 1")
+    if not (args.factor > 0 and args.factor != 1):
+        raise UsageError("--factor must be a positive number other than 1")
+    cat = catalogue.load()
+    preset = cat.preset(args.preset)
+    runs = args.runs or preset.runs
+    if runs < 3:
+        raise UsageError("--runs must be >= 3")
+    specs = cat.benchmarks(args.preset, scenarios=split_list(args.scenario), variants=split_list(args.variant),
+                           langs=split_list(args.lang), builds=split_list(args.build))
+    specs = [s for s in specs if s.scenario.name != "mysql" or os.environ.get("BENCH_MYSQL_DSN")]
+    if args.per_scenario:
+        kept, count = [], {}
+        for s in specs:
+            group = (s.scenario.name, s.build.name)
+            count[group] = count.get(group, 0) + 1
+            if count[group] <= args.per_scenario:
+                kept.append(s)
+        specs = kept
+    programs = _programs(Path(args.builds))
+    missing = sorted({s.build.name for s in specs} - set(programs))
+    if missing:
+        print(f"bench calibrate: no built program for {', '.join(missing)} in {args.builds}; skipping them "
+              f"(run `ci-scripts/bench build`)", file=sys.stderr)
+        specs = [s for s in specs if s.build.name in programs]
+    if not specs:
+        raise BenchError("nothing to calibrate: no selected benchmark has a built program")
+    hyperfine = tools.require("hyperfine")
+
+    print(f"calibrating {len(specs)} families x {args.repeats} repeats x {runs} runs x 3 sides "
+          f"(A, A, A scaled by {args.factor})", file=sys.stderr)
+    families = []
+    work = calibration.scratch_dir()
+    try:
+        for i, spec in enumerate(specs, 1):
+            families.append(_calibrate_family(spec, programs[spec.build.name].path, hyperfine, runs, args, work,
+                                              preset.timeout_s, f"[{i}/{len(specs)}]"))
+    finally:
+        calibration.remove_dir(work)
+    doc = calibration.document(args.preset, runs, args.repeats, args.factor, args.alpha, args.threshold, families)
+    atomic_write_json(Path(args.out), doc)
+    _print(doc)
+    print(f"wrote {args.out}")
+    return 0
+
+
+def _calibrate_family(spec, program, hyperfine, runs, args, work: Path, timeout, tag) -> dict:
+    scaled = calibration.scale_spec(spec, args.factor)
+    eff = calibration.effective_factor(spec, scaled)
+    extra = {p.name: str(work / str(p.default)) for p in spec.scenario.params.values() if p.type == "path"}
+    a, b = spec.argv(program, extra), scaled.argv(program, extra)
+    prepare = None
+    if spec.scenario.setup:
+        setup = [program, "setup", spec.scenario.name] + a[4:]
+        prepare = calibration.command_string(setup)
+    name = calibration.describe_family(spec)
+    # one unmeasured round to warm caches and the page cache
+    calibration.measure_interleaved(hyperfine, a, b, 1, prepare, work, timeout)
+    rounds, t0 = [], time.monotonic()
+    for r in range(args.repeats):
+        rounds.append(calibration.measure_interleaved(hyperfine, a, b, runs, prepare, work, timeout))
+        if sys.stderr.isatty() or (r + 1) % 10 == 0 or r + 1 == args.repeats:
+            print(f"{tag} {name}: {r + 1}/{args.repeats} repeats ({time.monotonic() - t0:.0f} s)", file=sys.stderr)
+    return calibration.family_result(spec, eff, rounds, args.alpha, args.threshold)
+
+
+def _print(doc: dict) -> None:
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    t = Table(title=f"calibration: A/A and A vs A x{doc['factor']} ({doc['runs']} runs a side, alpha {doc['alpha']}, "
+                    f"threshold {doc['threshold']:.1%})")
+    for col in ("family", "size x", "median", "robust CV", "false alarms", "detected", "cpu: false alarms", "cpu: detected"):
+        t.add_column(col, justify="left" if col == "family" else "right", overflow="fold")
+    for f in doc["families"]:
+        t.add_row(escape(f["id"]), f"{f['effective_factor']:.3f}", f"{f['median_wall_s'] * 1e3:.1f} ms",
+                  f"{f['robust_cv']:.2%}" if f["robust_cv"] is not None else "-",
+                  f"{f['aa']['flagged']}/{f['aa']['comparisons']}", f"{f['ab']['flagged']}/{f['ab']['comparisons']}",
+                  *(f"{f[k]['flagged']}/{f[k]['comparisons']}" if f.get(k) else "-" for k in ("aa_cpu", "ab_cpu")))
+    con = Console()
+    if not con.is_terminal:
+        con = Console(width=max(con.width, 160))
+    con.print(t)
+    s = doc["summary"]
+    print(f"false-alarm rate {s['false_alarm_rate']:.2%} ({s['false_alarms']}/{s['aa_comparisons']}), "
+          f"detection rate at x{doc['factor']} {s['detection_rate']:.2%} ({s['detections']}/{s['ab_comparisons']}); "
+          f"A/A noise (99th percentile of |ratio - 1|) {s['aa_noise_p99']:.2%}; "
+          f"recommended threshold {s['recommended']['threshold']:.1%}")
+    if s.get("by_threshold"):
+        def pct(x):
+            return "-" if x is None else f"{x:.1%}"
+        print("threshold  false alarms  detected  | cpu: false alarms  detected")
+        for r in s["by_threshold"]:
+            print(f"{r['threshold']:>8.1%}  {pct(r['false_alarm_rate']):>12}  {pct(r['detection_rate']):>8}  | "
+                  f"{pct(r['cpu_false_alarm_rate']):>17}  {pct(r['cpu_detection_rate']):>8}")
+    c = s.get("cpu")
+    if c and c["false_alarms"]["comparisons"]:
+        print(f"CPU time (user + system): false-alarm rate {c['false_alarms']['rate']:.2%}, "
+              f"detection rate {c['detections']['rate']:.2%}")

@@ -1,0 +1,43 @@
+"""`bench history add|check`: append runs to the history (Contract 3) / validate it."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from benchpipe import history
+
+NAME = "history"
+HELP = "append results to the history (add) or validate it (check)"
+
+
+def add_arguments(p):
+    sub = p.add_subparsers(dest="action", required=True, metavar="<action>", parser_class=type(p))
+    a = sub.add_parser("add", help="append the runs of results files (validated, atomic, idempotent)")
+    a.add_argument("--history", required=True, type=Path, help="the history directory")
+    a.add_argument("--data-js", type=Path, help="also append to github-action-benchmark's data.js (e.g. dev/bench/data.js)")
+    a.add_argument("--repo-url", default="", help="repository URL for data.js commit links")
+    a.add_argument("results", nargs="+", type=Path, help="results files (results.json)")
+    c = sub.add_parser("check", help="validate every history file; report path and problem, exit 1 if any")
+    c.add_argument("--history", required=True, type=Path, help="the history directory")
+
+
+def run(args) -> int:
+    if args.action == "check":
+        problems = history.check(args.history)
+        for line in ([] if problems else history.uncommitted(args.history)):
+            print(f"warning: {line}", file=sys.stderr)
+        for line in problems:
+            print(line, file=sys.stderr)
+        if problems:
+            print(f"bench history check: {len(problems)} problem(s) in {args.history}", file=sys.stderr)
+            return 1
+        files = len(history.history_files(args.history))
+        print(f"{args.history}: {files} history file(s), all valid")
+        return 0
+    rep = history.add_files(args.history, args.results)
+    if args.data_js:
+        history.update_data_js(args.data_js, rep.new_runs, rep.new_entries, args.repo_url)
+    print(f"{args.history}: {len(rep.runs_added)} run(s) added ({rep.entries_added} entries), "
+          f"{len(rep.runs_present)} already present")
+    return 0

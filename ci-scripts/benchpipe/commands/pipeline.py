@@ -1,0 +1,112 @@
+"""`bench pipeline`: the whole pipeline on this machine, as CI runs it, in one command:
+doctor -> build + run -> compare (when two toolchains of a language ran) -> history ->
+charts and site -> a local gh-pages branch and a site folder to open -> summary.
+
+Each step is the same subcommand a workflow step calls; this module only chains them,
+so a local run and CI cannot drift apart."""
+
+from __future__ import annotations
+
+import datetime as dt
+import sys
+import time
+from pathlib import Path
+
+from benchpipe import ROOT, results
+from benchpipe.errors import BenchError
+
+NAME = "pipeline"
+HELP = "run the whole pipeline locally (default: quick preset) and write the site to ./site"
+
+
+def add_arguments(p):
+    p.add_argument("--preset", default="quick", help="smoke, quick, standard or full (default: quick)")
+    p.add_argument("--scenario", action="append", help="only these scenarios (repeatable or comma-separated)")
+    p.add_argument("--variant", action="append", help="only these variants")
+    p.add_argument("--lang", action="append", help="only these languages (go, rust)")
+    p.add_argument("--build", action="append", help="only these builds (go, rust-system, rust-mimalloc)")
+    p.add_argument("--go", default="local", help="Go toolchains, comma-separated (default: the go on PATH)")
+    p.add_argument("--rust", default="local", help="Rust toolchains, comma-separated (default: the cargo on PATH)")
+    p.add_argument("--runs", type=int, help="measured runs per benchmark (default: the preset's)")
+    p.add_argument("--results", type=Path, help="results folder (default: results/<UTC timestamp>/)")
+    p.add_argument("--pages", default=str(ROOT / ".bench" / "pages.git"),
+                   help="the local gh-pages repository the history accumulates in (default: .bench/pages.git)")
+    p.add_argument("--site", type=Path, default=ROOT / "site", help="where the site is written (default: ./site)")
+    p.add_argument("--no-install", action="store_true", help="do not install missing tools, only report them")
+
+
+def _step(n: int, total: int, what: str) -> float:
+    print(f"\n== [{n}/{total}] {what}", file=sys.stderr, flush=True)
+    return time.monotonic()
+
+
+def _forward(args, names: tuple[str, ...]) -> list[str]:
+    out = []
+    for name in names:
+        value = getattr(args, name)
+        if value is None:
+            continue
+        for item in value if isinstance(value, list) else [value]:
+            out += [f"--{name}", str(item)]
+    return out
+
+
+def _toolchain_pairs(doc: dict) -> bool:
+    """True when a language ran under two or more toolchains: worth a compare."""
+    per_lang: dict[str, set] = {}
+    for b in doc["benchmarks"]:
+        per_lang.setdefault(b["key"]["lang"], set()).add(b["key"]["toolchain"])
+    return any(len(v) > 1 for v in per_lang.values())
+
+
+def run(args) -> int:
+    # Imported here: cli imports every command module, and this one drives the CLI.
+    from benchpipe.cli import main as bench
+
+    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    out = args.results or ROOT / "results" / stamp
+    started = time.monotonic()
+    total = 4
+
+    _step(1, total, "doctor: the tools this needs")
+    if bench(["doctor"] + ([] if args.no_install else ["--install"])) != 0:
+        raise BenchError("required tools are missing (see the table above); install them and run again")
+
+    _step(2, total, f"build and run the {args.preset} preset (results in {out})")
+    run_code = bench(["run", "--preset", args.preset, "--out", str(out)]
+                     + _forward(args, ("scenario", "variant", "lang", "build", "go", "rust", "runs")))
+    results_file = out / "results.json"
+    if not results_file.is_file():
+        raise BenchError(f"the run wrote no results (exit {run_code}); see the messages above")
+    doc = results.load(results_file)
+
+    _step(3, total, "compare toolchains")
+    compare_code = 0
+    if _toolchain_pairs(doc):
+        compare_code = bench(["compare", str(results_file), "--markdown", str(out / "compare.md"),
+                              "--json", str(out / "compare.json")])
+    else:
+        print("one toolchain per language: nothing to compare (try --go go1.25.5,local or --rust stable,beta)",
+              file=sys.stderr)
+
+    _step(4, total, f"history, charts and site (local gh-pages: {args.pages})")
+    if bench(["publish", "--remote", args.pages, "--branch", "gh-pages", "--out", str(args.site),
+              str(results_file)]) != 0:
+        raise BenchError("publishing into the local gh-pages repository failed (see above)")
+
+    ok = sum(b["status"] == "ok" for b in doc["benchmarks"])
+    failed = [b for b in doc["benchmarks"] if b["status"] == "failed"]
+    skipped = [b for b in doc["benchmarks"] if b["status"] == "skipped"]
+    minutes = (time.monotonic() - started) / 60
+    print(f"\npipeline: {len(doc['benchmarks'])} benchmarks in {minutes:.1f} min: {ok} ok, "
+          f"{len(failed)} failed, {len(skipped)} skipped")
+    for b in failed:
+        print(f"  failed   {b['id']}: {b.get('reason', '')}")
+    for b in skipped:
+        print(f"  skipped  {b['id']}: {b.get('reason', '')}")
+    print(f"results:  {results_file.resolve()}")
+    print(f"summary:  {(out / 'summary.md').resolve()}")
+    if compare_code or (out / "compare.md").exists():
+        print(f"compare:  {(out / 'compare.md').resolve()}")
+    print(f"site:     {(args.site / 'index.html').resolve()}")
+    return 1 if (failed or run_code or compare_code) else 0

@@ -1,0 +1,37 @@
+"""`bench publish`: history + site committed to the gh-pages branch of a remote and pushed
+(concurrent publishers fetch, re-apply and retry; never a forced push)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from benchpipe import publish
+
+NAME = "publish"
+HELP = "add results to the history on a gh-pages branch, render the site there, commit and push"
+
+
+def add_arguments(p):
+    p.add_argument("--remote", required=True, help="git remote URL or path (a missing local path becomes a bare repository)")
+    p.add_argument("--branch", default="gh-pages", help="branch to publish to (default: gh-pages)")
+    p.add_argument("--site-url", default="", help="public URL of the site (canonical links)")
+    p.add_argument("--repo-url", default=_default_repo_url(), help="repository URL for commit links (default: from GITHUB_*)")
+    p.add_argument("--out", type=Path, help="also write a plain copy of the published branch here (open OUT/index.html)")
+    p.add_argument("--retries", type=int, default=15, help="attempts when the branch moved meanwhile (default: 15)")
+    p.add_argument("--jobs", type=int, default=None, help="parallel gnuplot / change-point processes")
+    p.add_argument("--no-changepoints", action="store_true", help="skip change-point detection")
+    p.add_argument("results", nargs="+", type=Path, help="results files")
+
+
+def _default_repo_url() -> str:
+    server, repo = os.environ.get("GITHUB_SERVER_URL"), os.environ.get("GITHUB_REPOSITORY")
+    return f"{server}/{repo}" if server and repo else ""
+
+
+def run(args) -> int:
+    publish.publish(args.remote, args.branch, args.results, site_url=args.site_url, repo_url=args.repo_url,
+                    out=args.out, retries=args.retries, jobs=args.jobs, detect=not args.no_changepoints)
+    if args.out:
+        print(f"open {args.out.resolve() / 'index.html'}")
+    return 0

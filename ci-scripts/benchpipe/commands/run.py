@@ -1,0 +1,218 @@
+"""`bench run --preset P [filters] [--go ..] [--rust ..] [--ab-base DIR] [--out DIR]`:
+build (or take --manifest), run every selected benchmark through hyperfine with
+progress, check it, and write DIR/results.json, DIR/benchmark-action.json and
+DIR/summary.md. Exit 0 when nothing failed, 1 with "N of M benchmarks failed"."""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+
+from benchpipe import ROOT, catalogue, envinfo, fsutil, hyperfine, mysqlserver, results, runner, toolchains, tools
+from benchpipe.commands.catalogue import split_list
+from benchpipe.errors import BenchError, UsageError
+from benchpipe.export import benchmark_action as action
+from benchpipe.report import summary
+from benchpipe.progress import Reporter
+
+NAME = "run"
+HELP = "run the benchmarks of a preset through hyperfine; writes results.json, benchmark-action.json, summary.md"
+
+
+def add_arguments(p):
+    p.add_argument("--preset", required=True, help="smoke, quick, standard or full")
+    p.add_argument("--scenario", action="append", help="only these scenarios (repeatable or comma-separated)")
+    p.add_argument("--variant", action="append", help="only these variants")
+    p.add_argument("--lang", action="append", help="only these languages (go, rust)")
+    p.add_argument("--build", action="append", help="only these builds (go, rust-system, rust-mimalloc)")
+    p.add_argument("--go", default="local", help="Go toolchains, comma-separated (default: local = the go on PATH)")
+    p.add_argument("--rust", default="local", help="Rust toolchains: stable, beta, nightly, 1.90.0, local (default)")
+    p.add_argument("--ab-base", metavar="DIR", help="a checkout of the base commit: run base and head interleaved")
+    p.add_argument("--source", default=str(ROOT), help="the head checkout (default: this one)")
+    p.add_argument("--build-dir", default=str(ROOT / ".bench" / "build"), help="where builds go (default: .bench/build)")
+    p.add_argument("--manifest", help="use the programs of this build manifest instead of building")
+    p.add_argument("--runs", type=int, help="measured runs per benchmark (default: the preset's)")
+    p.add_argument("--timeout", type=float, help="wall-clock limit per benchmark in seconds (default: the preset's)")
+    p.add_argument("--out", help="output folder (default: results/<UTC timestamp>/)")
+    p.add_argument("--no-summary", action="store_true", help="do not print the summary table at the end")
+
+
+def check_out_dir(out: Path) -> bool:
+    """Fail before anything runs when the output folder cannot be written; create it
+    (that is all that is written before the end of the run). True if we created it."""
+    if out.exists() and not out.is_dir():
+        raise BenchError(f"--out {out}: exists and is not a directory")
+    created = not out.exists()
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / ".bench-write-probe"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as err:
+        raise BenchError(f"--out {out}: not writable ({err.strerror or err})") from None
+    return created
+
+
+def _builds(args, specs, cat) -> tuple[list[toolchains.Built], bool]:
+    if args.manifest:
+        built = toolchains.read_manifest(Path(args.manifest))
+        labels = {b.label for b in built}
+        return built, len(labels) > 1
+    langs = {s.build.lang for s in specs}
+    go = toolchains.parse_list(args.go, "go") if "go" in langs else []
+    rust = toolchains.parse_list(args.rust, "rust") if "rust" in langs else []
+    out = Path(args.build_dir)
+    built = toolchains.build_all(cat, Path(args.source), out, go, rust, "head")
+    if args.ab_base:
+        built = toolchains.build_all(cat, Path(args.ab_base), out, go, rust, "base") + built
+    toolchains.write_manifest(out, built)
+    return built, bool(args.ab_base)
+
+
+def _check_sides(built: list[toolchains.Built]) -> None:
+    seen = {}
+    for b in built:
+        k = (b.build, b.toolchain, b.label)
+        if k in seen:
+            raise UsageError(f"toolchains {seen[k]} and {b.request} are the same ({b.toolchain}); give only one")
+        seen[k] = b.request
+
+
+def run(args) -> int:
+    cat = catalogue.load()
+    preset = cat.preset(args.preset)
+    specs = cat.benchmarks(args.preset, scenarios=split_list(args.scenario), variants=split_list(args.variant),
+                           langs=split_list(args.lang), builds=split_list(args.build))
+    if not specs:
+        raise UsageError("the filters select no benchmark")
+    # Validate toolchain names before building anything.
+    toolchains.parse_list(args.go, "go")
+    toolchains.parse_list(args.rust, "rust")
+    if args.runs is not None and args.runs < 1:
+        raise UsageError("--runs must be >= 1")
+    if args.ab_base and not Path(args.ab_base).is_dir():
+        raise UsageError(f"--ab-base {args.ab_base}: no such directory")
+    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    out = Path(args.out) if args.out else ROOT / "results" / stamp
+    created = check_out_dir(out)
+    try:
+        return _run(args, cat, preset, specs, out)
+    except BaseException:
+        if created:  # a run that stopped early leaves no empty results folder behind
+            try:
+                out.rmdir()
+            except OSError:
+                pass
+        raise
+
+
+def _run(args, cat, preset, specs, out: Path) -> int:
+    hf_path = tools.require("hyperfine")
+    hf_version = hyperfine.version(hf_path)
+
+    built, ab = _builds(args, specs, cat)
+    _check_sides(built)
+    runs = args.runs or preset.runs
+    timeout_s = args.timeout or preset.timeout_s
+
+    workroot = runner.new_workroot()
+    started = time.monotonic()
+    try:
+        jobs = runner.make_jobs(specs, built, workroot, ab)
+        if not jobs:
+            raise UsageError("no program was built for the selected benchmarks")
+        missing = sorted({s.build.name for s in specs} - {b.build for b in built})
+        if missing:
+            print(f"bench run: no program for build {', '.join(missing)} in the manifest; "
+                  "its benchmarks are not run", file=sys.stderr)
+        # CI cancelling the job (SIGTERM) unwinds like Ctrl-C: hyperfine's process
+        # group is killed and a throwaway MySQL server stopped on the way out.
+        with mysqlserver.sigterm_as_interrupt():
+            code = _run_jobs(jobs, preset, runs, timeout_s, hf_path)
+    finally:
+        shutil.rmtree(workroot, ignore_errors=True)
+    wall = time.monotonic() - started
+    measured = sum(sum(j.times) for j in jobs)
+    # Warm-up runs are not in hyperfine's export; estimate each at its benchmark's median.
+    warm = sum(preset.warmup * sorted(j.times)[len(j.times) // 2] for j in jobs if j.times)
+
+    labels = {b.label: b.commit for b in built} if ab else None
+    tcs = {b.toolchain: b.version for b in built}
+    env = envinfo.collect(preset=args.preset, source=Path(args.source), toolchains=tcs,
+                          hyperfine_version=hf_version, labels=labels)
+    doc = runner.document(env, jobs)
+    results.write(out / "results.json", doc)
+    fsutil.atomic_write_json(out / "benchmark-action.json", action.entries(doc))
+    md = summary.markdown_text(doc)
+    fsutil.atomic_write_text(out / "summary.md", md)
+    step = os.environ.get("GITHUB_STEP_SUMMARY")
+    if step:
+        with open(step, "a", encoding="utf-8") as fh:
+            fh.write(md + "\n")
+    if not args.no_summary:
+        summary.print_terminal(doc, summary.console())
+    failed = sum(j.status == "failed" for j in jobs)
+    skipped = sum(j.status == "skipped" for j in jobs)
+    print(f"results: {(out / 'results.json').resolve()}")
+    # Harness overhead: everything that is not a measured run (warm-ups, setup, process
+    # starts, hyperfine itself, checks) shows up in this ratio.
+    if measured:
+        print(f"bench run: {wall:.1f} s of running for {measured:.1f} s of measured runs: ratio {wall / measured:.2f}, "
+              f"{wall / (measured + warm):.2f} with the ~{warm:.1f} s of warm-ups counted as runs", file=sys.stderr)
+    if failed:
+        print(f"bench run: {failed} of {len(jobs)} benchmarks failed"
+              + (f", {skipped} skipped" if skipped else ""), file=sys.stderr)
+        return 1
+    print(f"bench run: {len(jobs)} benchmarks, {len(jobs) - skipped} ok" + (f", {skipped} skipped" if skipped else ""),
+          file=sys.stderr)
+    return code
+
+
+def _run_jobs(jobs, preset, runs, timeout_s, hf_path) -> int:
+    env = {**os.environ, "PATH": tools.path_with_extras()}
+    groups = runner.groups(jobs)
+    needs_mysql = any(j.key["scenario"] == "mysql" for j in jobs)
+    with Reporter(len(jobs)) as rep:
+        with contextlib.ExitStack() as stack:
+            dsn, why_not = _mysql_dsn(needs_mysql, stack, rep)
+            if dsn:
+                env[mysqlserver.DSN_VAR] = dsn
+            for group in groups:
+                names = ", ".join(j.name for j in group)
+                if group[0].key["scenario"] == "mysql" and not dsn:
+                    for j in group:
+                        runner.skip(j, why_not)
+                        rep.end(j.name, "skipped", j.reason)
+                    continue
+                rep.begin(names)
+                runner.run_group(group, hf_path, preset, runs, timeout_s, env)
+                for j in group:
+                    detail = j.reason if j.status != "ok" else (
+                        f"median {sorted(j.times)[len(j.times) // 2]:.4g} s" if j.times else "")
+                    rep.end(j.name, j.status, detail)
+        runner.cross_check(jobs)
+        for j in jobs:
+            if j.status == "failed" and j.reason.startswith("checksum mismatch"):
+                rep.note(f"failed  {j.name}: {j.reason}")
+    return 0
+
+
+def _mysql_dsn(needed: bool, stack: contextlib.ExitStack, rep: Reporter) -> tuple[str | None, str]:
+    """(dsn, why-not) for the mysql scenario: BENCH_MYSQL_DSN, else a throwaway server
+    (stopped when `stack` closes), else (None, the reason its benchmarks are skipped)."""
+    if not needed:
+        return None, ""
+    if os.environ.get(mysqlserver.DSN_VAR):
+        return os.environ[mysqlserver.DSN_VAR], ""
+    try:
+        dsn = stack.enter_context(mysqlserver.server())
+    except BenchError as err:
+        rep.note(f"mysql: skipped ({err})")
+        return None, f"no MySQL server: {err}"
+    rep.note(f"mysql: throwaway server at {dsn}")
+    return dsn, ""

@@ -1,0 +1,299 @@
+"""A/B comparison of results files: which benchmark pairs with which (two files; one
+file with labels base/head; one file with two or more toolchains of a language; one file
+with two builds), and a verdict per benchmark and metric (stats.compare_samples).
+
+Output: a `Report` (to_json() is the machine-readable form, schema
+"gorust-bench.compare/1") that the terminal table, the Markdown report and
+`--fail-on-regression` read.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+from benchpipe import stats
+from benchpipe.errors import UsageError
+from benchpipe.results import family_id, format_params, key_id
+
+COMPARE_SCHEMA = "gorust-bench.compare/1"
+
+# The metrics compared, smaller is better. time: hyperfine's wall-clock time per run;
+# cpu: user + system CPU time per run (much less disturbed than wall time by other
+# processes on a shared runner); memory: peak resident set per run.
+METRICS = {"time": "wall-clock time", "cpu": "CPU time (user + system)", "memory": "peak memory"}
+
+
+def metric_samples(bench: dict, metric: str) -> list:
+    """The per-run samples of one metric of a results-file benchmark."""
+    s = bench["samples"]
+    if metric == "time":
+        return list(s["wall_s"])
+    if metric == "memory":
+        return list(s["peak_rss_bytes"])
+    if metric == "cpu":
+        return [u + y for u, y in zip(s["user_s"], s["sys_s"])] if len(s["user_s"]) == len(s["sys_s"]) else []
+    raise KeyError(metric)
+
+MISSING = "missing"
+FAILED = "failed"
+SKIPPED = "skipped"
+# order of severity, for sorting and the overall verdict of a benchmark
+SEVERITY = {stats.REGRESSION: 0, FAILED: 1, MISSING: 2, SKIPPED: 3, stats.IMPROVEMENT: 4, stats.TOO_FEW: 5,
+            stats.NO_CHANGE: 6}
+
+
+@dataclass(frozen=True)
+class Settings:
+    alpha: float = stats.DEFAULT_ALPHA
+    threshold: float = stats.DEFAULT_THRESHOLD             # time
+    memory_threshold: float = stats.DEFAULT_MEMORY_THRESHOLD
+    confidence: float = stats.CONFIDENCE
+    seed: int = stats.SEED
+
+    def threshold_for(self, metric: str) -> float:
+        return self.memory_threshold if metric == "memory" else self.threshold
+
+    def to_json(self) -> dict:
+        return {
+            "alpha": self.alpha,
+            "threshold": {"time": self.threshold, "cpu": self.threshold, "memory": self.memory_threshold},
+            "confidence": self.confidence, "seed": self.seed,
+            "test": "Mann-Whitney U, two-sided (scipy.stats.mannwhitneyu)",
+            "interval": f"percentile bootstrap of the ratio of medians, {stats.BOOTSTRAP_RESAMPLES} resamples",
+        }
+
+
+@dataclass
+class BenchComparison:
+    """One benchmark: base side against head side."""
+
+    id: str                  # the pairing id (the key id without the side's label)
+    key: dict                # the head key (or the base key when head is missing)
+    base: str                # side names: label, toolchain, build or file name
+    head: str
+    verdict: str
+    metrics: dict = field(default_factory=dict)   # metric -> stats.SampleComparison
+    note: str = ""
+
+    @property
+    def flagged(self) -> bool:
+        return self.verdict in (stats.REGRESSION, stats.IMPROVEMENT)
+
+    def to_json(self) -> dict:
+        return {"id": self.id, "key": self.key, "base": self.base, "head": self.head,
+                "verdict": self.verdict, "note": self.note,
+                "metrics": {m: c.to_json() for m, c in self.metrics.items()}}
+
+
+@dataclass
+class Report:
+    mode: str                      # files, labels, toolchains, builds
+    inputs: list
+    settings: Settings
+    comparisons: list
+    calibration: dict | None = None
+    env: dict | None = None        # the head file's env
+    head_scale: float | None = None  # head workloads scaled by this factor (`run --scale`)
+
+    def count(self, verdict: str) -> int:
+        return sum(1 for c in self.comparisons if c.verdict == verdict)
+
+    @property
+    def regressions(self) -> list:
+        return [c for c in self.comparisons if c.verdict == stats.REGRESSION]
+
+    def to_json(self) -> dict:
+        return {
+            "schema": COMPARE_SCHEMA, "mode": self.mode, "inputs": [str(p) for p in self.inputs],
+            "head_scale": self.head_scale,
+            "settings": self.settings.to_json(),
+            "counts": {v: self.count(v) for v in SEVERITY},
+            "calibration": self.calibration,
+            "benchmarks": [c.to_json() for c in self.comparisons],
+        }
+
+
+# ---------------------------------------------------------------- toolchain order
+
+_CHANNEL = {"": 0, "stable": 0, "rc": -1, "beta": 1, "nightly": 2, "dev": 3, "devel": 3}
+_TOOLCHAIN_RE = re.compile(r"^(go|rust)?(\d+(?:\.\d+)*)?[-.]?([a-z]*)")
+
+
+def toolchain_order(toolchain: str) -> tuple:
+    """Sort key, oldest first: go1.25.5 < go1.26rc1 < go1.26.8; rust1.90.0 < rust1.95.0 <
+    rust1.96.0-beta.2 < rust1.97.0-nightly; named channels after numbered versions:
+    stable < beta < nightly. Unknown strings sort last, by name."""
+    m = _TOOLCHAIN_RE.match(toolchain.strip().lower())
+    nums, chan = m.group(2), m.group(3)
+    if nums:
+        numbers = tuple(int(x) for x in nums.split("."))
+        numbers += (0,) * (3 - len(numbers)) if chan != "rc" else ()
+        return (0, numbers, _CHANNEL.get(chan, 4), toolchain)
+    if chan in _CHANNEL:
+        return (1, (), _CHANNEL[chan], toolchain)
+    return (2, (), 0, toolchain)
+
+
+# ---------------------------------------------------------------- pairing
+
+def _without(key: dict, *fields) -> dict:
+    return {k: v for k, v in key.items() if k not in fields}
+
+
+def _id_without_label(key: dict) -> str:
+    return key_id(_without(key, "label"))
+
+
+def _id_without_build(key: dict) -> str:
+    return "/".join([key["scenario"], key["variant"], key["lang"], key["toolchain"], format_params(key["params"])])
+
+
+def _index(benches, ident) -> dict:
+    out = {}
+    for b in benches:
+        out.setdefault(ident(b["key"]), b)
+    return out
+
+
+def _unique(benches, ident) -> bool:
+    ids = [ident(b["key"]) for b in benches]
+    return len(ids) == len(set(ids))
+
+
+def side_names(doc: dict) -> dict:
+    """What a single results file offers to compare: labels, toolchains per language, builds."""
+    labels = sorted({b["key"]["label"] for b in doc["benchmarks"] if b["key"].get("label")})
+    toolchains: dict[str, list] = {}
+    for b in doc["benchmarks"]:
+        toolchains.setdefault(b["key"]["lang"], set()).add(b["key"]["toolchain"])
+    builds = sorted({b["key"]["build"] for b in doc["benchmarks"]})
+    return {"labels": labels, "toolchains": {k: sorted(v, key=toolchain_order) for k, v in toolchains.items()},
+            "builds": builds}
+
+
+def plan_pairs(docs: list, names: list, base: str | None = None, head: str | None = None,
+               head_scale: float | None = None):
+    """Decide the mode and return (mode, [(base_name, head_name, base_benches, head_benches, ident)]).
+    head_scale: the head file was run with its workloads scaled by this factor (`run --scale`):
+    each base benchmark pairs with its scaled counterpart."""
+    if len(docs) == 2:
+        a, b = docs[0]["benchmarks"], docs[1]["benchmarks"]
+        if base or head:
+            raise UsageError("--base/--head select sides inside one results file; with two files the first is the base")
+        if head_scale and head_scale != 1:
+            from benchpipe import catalogue
+            cat = catalogue.load()
+            return "files", [(names[0], names[1], a, b, _ScaledIdent(head_scale, cat))]
+        ids_a = {_id_without_label(x["key"]) for x in a}
+        ids_b = {_id_without_label(x["key"]) for x in b}
+        ident = _id_without_label
+        # Different toolchains in the two files (e.g. go1.25 run against go1.26 run): pair by family.
+        if not ids_a & ids_b and _unique(a, _family_lang) and _unique(b, _family_lang):
+            ident = _family_lang
+        return "files", [(names[0], names[1], a, b, ident)]
+
+    doc = docs[0]
+    benches = doc["benchmarks"]
+    sides = side_names(doc)
+    if base or head:
+        if not (base and head):
+            raise UsageError("give both --base and --head")
+        return _explicit(benches, sides, base, head)
+    if {"base", "head"} <= set(sides["labels"]):
+        return "labels", [("base", "head", [x for x in benches if x["key"].get("label") == "base"],
+                           [x for x in benches if x["key"].get("label") == "head"], _id_without_label)]
+    groups = []
+    for lang, tcs in sorted(sides["toolchains"].items()):
+        for old, new in zip(tcs, tcs[1:]):
+            groups.append((old, new, [x for x in benches if x["key"]["toolchain"] == old],
+                           [x for x in benches if x["key"]["toolchain"] == new], _family_lang))
+    if groups:
+        return "toolchains", groups
+    raise UsageError(
+        f"{names[0]}: nothing to compare in one file: it needs labels base/head or two toolchains of a "
+        f"language; or name two sides with --base/--head (builds: {', '.join(sides['builds'])})")
+
+
+class _ScaledIdent:
+    """Pairing id that maps a base key to its scaled form (head keys pass unchanged)."""
+
+    def __init__(self, factor: float, cat):
+        self.factor, self.cat = factor, cat
+
+    def base(self, key: dict) -> str:
+        from benchpipe.calibration import scale_key
+        return _id_without_label(scale_key(key, self.factor, self.cat))
+
+    def __call__(self, key: dict) -> str:
+        return _id_without_label(key)
+
+
+def _family_lang(key: dict) -> str:
+    return family_id(key)  # the build names the language
+
+
+def _explicit(benches, sides, base, head):
+    for kind, field_, ident in (("labels", "label", _id_without_label),
+                                ("toolchains", "toolchain", _family_lang),
+                                ("builds", "build", _id_without_build)):
+        known = sides[kind] if kind != "toolchains" else sorted({t for v in sides[kind].values() for t in v})
+        if base in known and head in known:
+            return kind, [(base, head, [x for x in benches if x["key"].get(field_) == base],
+                           [x for x in benches if x["key"].get(field_) == head], ident)]
+    raise UsageError(f"--base {base!r} and --head {head!r} are not two labels, toolchains or builds of the file "
+                     f"(labels: {', '.join(sides['labels']) or 'none'}; builds: {', '.join(sides['builds'])}; "
+                     f"toolchains: {', '.join(t for v in sides['toolchains'].values() for t in v)})")
+
+
+# ---------------------------------------------------------------- comparing
+
+def compare_bench(pid: str, base_name: str, head_name: str, b: dict | None, h: dict | None,
+                  settings: Settings) -> BenchComparison:
+    key = (h or b)["key"]
+    if b is None or h is None:
+        where = base_name if b is None else head_name
+        return BenchComparison(pid, key, base_name, head_name, MISSING, note=f"not measured in {where}")
+    for side, bench in sorted(((base_name, b), (head_name, h)), key=lambda sb: sb[1]["status"] != "failed"):
+        if bench["status"] != "ok":
+            reason = " ".join(str(bench.get("reason", "")).split())[:200]
+            return BenchComparison(pid, key, base_name, head_name, FAILED if bench["status"] == "failed" else SKIPPED,
+                                   note=f"{bench['status']} in {side}: {reason}")
+    metrics = {}
+    for metric in METRICS:
+        xs, ys = metric_samples(b, metric), metric_samples(h, metric)
+        if not xs and not ys:
+            continue  # e.g. a platform without memory figures
+        metrics[metric] = stats.compare_samples(
+            xs, ys, alpha=settings.alpha, threshold=settings.threshold_for(metric),
+            confidence=settings.confidence, seed=settings.seed)
+    verdicts = [c.verdict for c in metrics.values()] or [stats.TOO_FEW]
+    overall = min(verdicts, key=lambda v: SEVERITY[v])
+    if stats.TOO_FEW in verdicts and overall == stats.NO_CHANGE:
+        overall = stats.TOO_FEW
+    return BenchComparison(pid, key, base_name, head_name, overall, metrics)
+
+
+def compare_docs(docs: list, names: list, settings: Settings | None = None, base: str | None = None,
+                 head: str | None = None, calibration: dict | None = None, head_scale: float | None = None) -> Report:
+    """Compare one or two loaded results documents (results.load). head_scale: see plan_pairs
+    (default: the ratio of the files' env.scale when `run --scale` recorded it)."""
+    settings = settings or Settings()
+    if head_scale is None and len(docs) == 2:
+        sa, sb = (float(d["env"].get("scale", 1) or 1) for d in docs)
+        head_scale = sb / sa if sa != sb else None
+    mode, groups = plan_pairs(docs, names, base, head, head_scale)
+    out = []
+    for base_name, head_name, bs, hs, ident in groups:
+        bi, hi = _index(bs, getattr(ident, "base", ident)), _index(hs, ident)
+        for pid in sorted(set(bi) | set(hi)):
+            out.append(compare_bench(pid, base_name, head_name, bi.get(pid), hi.get(pid), settings))
+    out.sort(key=lambda c: (SEVERITY[c.verdict], c.id, toolchain_order(c.head)))
+    return Report(mode, list(names), settings, out, calibration, docs[-1].get("env"), head_scale)
+
+
+def worst_ratio(c: BenchComparison) -> float:
+    """The ratio furthest from 1 among the metrics (for sorting and summaries)."""
+    rs = [m.ratio for m in c.metrics.values() if m.ratio is not None and m.ratio > 0]
+    return max(rs, key=lambda r: abs(math.log(r)) if math.isfinite(r) else math.inf) if rs else 1.0

@@ -1,0 +1,107 @@
+"""The environment of a run (Contract 2's `env`): machine, runner, commit, branch,
+time, toolchains, hyperfine; plus the GitHub Actions context where present. Every probe
+degrades to a placeholder instead of failing: a missing CPU model must not stop a run."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import platform
+import re
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+GITHUB_VARS = ("GITHUB_REPOSITORY", "GITHUB_RUN_ID", "GITHUB_RUN_ATTEMPT", "GITHUB_WORKFLOW", "GITHUB_JOB",
+               "GITHUB_EVENT_NAME", "GITHUB_REF", "GITHUB_SHA", "GITHUB_HEAD_REF", "GITHUB_BASE_REF",
+               "GITHUB_SERVER_URL", "RUNNER_NAME", "RUNNER_OS", "RUNNER_ARCH", "ImageOS", "ImageVersion")
+
+
+def os_name() -> str:
+    return {"darwin": "macos", "win32": "windows"}.get(sys.platform, "linux")
+
+
+def _run(argv: list[str], cwd=None) -> str:
+    try:
+        out = subprocess.run(argv, capture_output=True, text=True, timeout=20, cwd=cwd)
+        return out.stdout.strip() if out.returncode == 0 else ""
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+def cpu_model() -> str:
+    try:
+        if sys.platform.startswith("linux"):
+            text = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+            m = re.search(r"^(model name|Hardware|Processor)\s*:\s*(.+)$", text, re.M)
+            if m:
+                return m.group(2).strip()
+        elif sys.platform == "darwin":
+            return _run(["sysctl", "-n", "machdep.cpu.brand_string"]) or "unknown"
+        elif sys.platform == "win32":
+            import winreg
+            with winreg.OpenKey(winreg.HKEY_LOCAL_MACHINE, r"HARDWARE\DESCRIPTION\System\CentralProcessor\0") as k:
+                return str(winreg.QueryValueEx(k, "ProcessorNameString")[0]).strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def memory_bytes() -> int:
+    try:
+        if sys.platform.startswith("linux"):
+            m = re.search(r"^MemTotal:\s*(\d+) kB", Path("/proc/meminfo").read_text(), re.M)
+            return int(m.group(1)) * 1024 if m else 0
+        if sys.platform == "darwin":
+            return int(_run(["sysctl", "-n", "hw.memsize"]) or 0)
+        if sys.platform == "win32":
+            import ctypes
+
+            class MemStatus(ctypes.Structure):
+                _fields_ = [("dwLength", ctypes.c_ulong), ("dwMemoryLoad", ctypes.c_ulong),
+                            ("ullTotalPhys", ctypes.c_ulonglong), ("ullAvailPhys", ctypes.c_ulonglong),
+                            ("ullTotalPageFile", ctypes.c_ulonglong), ("ullAvailPageFile", ctypes.c_ulonglong),
+                            ("ullTotalVirtual", ctypes.c_ulonglong), ("ullAvailVirtual", ctypes.c_ulonglong),
+                            ("ullAvailExtendedVirtual", ctypes.c_ulonglong)]
+            st = MemStatus()
+            st.dwLength = ctypes.sizeof(st)
+            ctypes.windll.kernel32.GlobalMemoryStatusEx(ctypes.byref(st))
+            return int(st.ullTotalPhys)
+    except (OSError, ValueError, AttributeError):
+        pass
+    return 0
+
+
+def git_info(source: Path) -> dict:
+    commit = _run(["git", "rev-parse", "HEAD"], cwd=source) or os.environ.get("GITHUB_SHA", "") or "unknown"
+    branch = (os.environ.get("GITHUB_HEAD_REF") or os.environ.get("GITHUB_REF_NAME")
+              or _run(["git", "rev-parse", "--abbrev-ref", "HEAD"], cwd=source) or "unknown")
+    message = _run(["git", "log", "-1", "--format=%s"], cwd=source)
+    out = {"commit": commit, "branch": branch}
+    if message:
+        out["commit_message"] = message
+    return out
+
+
+def collect(*, preset: str, source: Path, toolchains: dict, hyperfine_version: str, labels: dict | None = None) -> dict:
+    env = {
+        "os": os_name(),
+        "arch": platform.machine().lower() or "unknown",
+        "cpu_model": cpu_model(),
+        "cores": os.cpu_count() or 1,
+        "memory_bytes": memory_bytes(),
+        "runner": os.environ.get("RUNNER_NAME") or socket.gethostname() or "unknown",
+        **git_info(source),
+        "timestamp": dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z"),
+        "preset": preset,
+        "toolchains": dict(toolchains),
+        "hyperfine": hyperfine_version,
+        "python": platform.python_version(),
+    }
+    if labels:
+        env["labels"] = dict(labels)
+    github = {k: os.environ[k] for k in GITHUB_VARS if os.environ.get(k)}
+    if github:
+        env["github"] = github
+    return env

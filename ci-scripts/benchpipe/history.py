@@ -1,0 +1,517 @@
+"""The history (Contract 3): an append-only store of summary statistics, one entry per
+(run, benchmark key), kept as a directory of JSON files on the gh-pages branch.
+
+Layout of a history directory:
+
+    runs/<YYYY-MM>.json                    one record per run (provenance), kind "runs"
+    <os>/<scenario>/<YYYY-MM>.json         one entry per run and benchmark, kind "entries"
+
+No file grows without bound (one month of one scenario on one OS). Every file is
+written whole to a temp file and renamed (fsutil), after the new content was validated
+and checked to keep every old record byte for byte (append-only). A run's entries are
+written first and its run record last: the run record is the commit marker, and
+readers ignore entries of runs without one (a killed `add` leaves the history as it
+was; re-running it completes the run). The run id is derived from the results file's
+content, so adding the same results again adds nothing.
+
+Every record carries a digest of its own content, so a hand edit is reported by
+`check` (and `add` refuses to append to a file that does not check).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import math
+import os
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from functools import lru_cache
+from pathlib import Path
+
+import jsonschema
+
+from benchpipe import results as results_mod
+from benchpipe import schema as schema_mod
+from benchpipe.errors import BenchError
+from benchpipe.fsutil import atomic_write_text
+
+HISTORY_SCHEMA = "gorust-bench.history/1"
+RUNS_DIR = "runs"
+_MONTH_FILE = re.compile(r"^[0-9]{4}-[0-9]{2}\.json$")
+
+
+# --------------------------------------------------------------------------- helpers
+
+def canonical(doc) -> str:
+    return json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def digest_of(record: dict) -> str:
+    body = {k: v for k, v in record.items() if k != "digest"}
+    return hashlib.sha256(canonical(body).encode("utf-8")).hexdigest()[:16]
+
+
+def run_id_of(doc: dict) -> str:
+    """The run id: derived from the results document's whole content (env + benchmarks)."""
+    return "r" + hashlib.sha256(canonical(doc).encode("utf-8")).hexdigest()[:20]
+
+
+def utc_date(timestamp: str) -> str:
+    """An RFC 3339 timestamp as UTC with a Z suffix (seconds precision)."""
+    ts = datetime.fromisoformat(timestamp.replace("Z", "+00:00"))
+    if ts.tzinfo is None:
+        ts = ts.replace(tzinfo=timezone.utc)
+    return ts.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def month_of(date: str) -> str:
+    return date[:7]
+
+
+def summarize(samples: list[float], confidence: float = 0.95) -> dict:
+    """Median with a distribution-free confidence interval (order statistics of the
+    binomial), n, min, max, mean, standard deviation."""
+    xs = sorted(float(x) for x in samples)
+    n = len(xs)
+    mid = n // 2
+    median = xs[mid] if n % 2 else (xs[mid - 1] + xs[mid]) / 2
+    lo_i = _ci_index(n, confidence)
+    hi_i = n - 1 - lo_i
+    mean = sum(xs) / n
+    var = sum((x - mean) ** 2 for x in xs) / (n - 1) if n > 1 else 0.0
+    return {
+        "median": median, "ci_low": xs[lo_i], "ci_high": xs[hi_i], "n": n,
+        "min": xs[0], "max": xs[-1], "mean": mean, "stddev": math.sqrt(var),
+    }
+
+
+@lru_cache(maxsize=None)
+def _ci_index(n: int, confidence: float) -> int:
+    """0-based index of the lower bound of the distribution-free CI of the median: the
+    largest j with P(Binomial(n, 1/2) <= j) <= alpha/2, so [x_(j+1), x_(n-j)] (1-based)
+    covers the median with at least the confidence asked (0: the whole range)."""
+    from scipy.stats import binom
+
+    alpha = 1 - confidence
+    j = -1
+    while binom.cdf(j + 1, n, 0.5) <= alpha / 2:
+        j += 1
+    return max(j, 0)
+
+
+# --------------------------------------------------------------------------- validation
+
+@lru_cache(maxsize=None)
+def _validator(kind: str):
+    ref = {"entries": "entries_file", "runs": "runs_file", "entry": "entry", "run": "run"}[kind]
+    sub = {"$ref": f"https://gorust-bench.example/schemas/history.schema.json#/$defs/{ref}"}
+    cls = jsonschema.Draft202012Validator
+    return cls(sub, registry=schema_mod._registry(), format_checker=cls.FORMAT_CHECKER)
+
+
+def _short(msg: str, limit: int = 160) -> str:
+    msg = " ".join(msg.split())
+    return msg if len(msg) <= limit else msg[: limit - 3] + "..."
+
+
+def record_problems(record, kind: str) -> list[str]:
+    errs = sorted(_validator(kind).iter_errors(record), key=lambda e: list(e.absolute_path))
+    return [f"{e.json_path}: {_short(e.message)}" for e in errs]
+
+
+def file_problems(path: Path, doc, rel: str) -> list[str]:
+    """Problems of one parsed history file (schema, place, digests, duplicates)."""
+    if not isinstance(doc, dict) or doc.get("kind") not in ("entries", "runs"):
+        return ['$.kind: must be "entries" or "runs"']
+    kind = doc["kind"]
+    found = record_problems(doc, kind)
+    if found:
+        return found
+    parts = Path(rel).parts
+    if kind == "runs":
+        if len(parts) != 2 or parts[0] != RUNS_DIR:
+            found.append(f"a runs file belongs in {RUNS_DIR}/<YYYY-MM>.json")
+        records, id_of = doc["runs"], (lambda r: r["run"])
+    else:
+        if len(parts) != 3 or parts[0] != doc["os"] or parts[1] != doc["scenario"]:
+            found.append(f"an entries file of os {doc['os']!r} and scenario {doc['scenario']!r} "
+                         f"belongs in {doc['os']}/{doc['scenario']}/{doc['month']}.json")
+        records, id_of = doc["entries"], (lambda e: (e["run"], e["id"]))
+    if parts and parts[-1] != f"{doc['month']}.json":
+        found.append(f"$.month: {doc['month']!r} does not match the file name")
+    seen = set()
+    for i, rec in enumerate(records):
+        where = f"$.{'runs' if kind == 'runs' else 'entries'}[{i}]"
+        if rec["digest"] != digest_of(rec):
+            found.append(f"{where}: digest mismatch: the record was changed after it was written (hand edit?)")
+        if month_of(rec["date"]) != doc["month"]:
+            found.append(f"{where}.date: {rec['date']} is not in month {doc['month']}")
+        if kind == "entries":
+            if rec["os"] != doc["os"] or rec["key"]["scenario"] != doc["scenario"]:
+                found.append(f"{where}: os/scenario do not match the file")
+            if rec["id"] != results_mod.key_id(rec["key"]):
+                found.append(f"{where}.id: {rec['id']!r} does not match its key")
+        ident = id_of(rec)
+        if ident in seen:
+            found.append(f"{where}: duplicate record {ident!r}")
+        seen.add(ident)
+    return found
+
+
+def read_file(path: Path, rel: str) -> dict:
+    """Read and fully check one history file; any problem is one BenchError with the path."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise BenchError(f"{path}: cannot read: {err}") from None
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise BenchError(f"{path}: not JSON: {err.msg} at line {err.lineno} column {err.colno}") from None
+    found = file_problems(path, doc, rel)
+    if found:
+        more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+        raise BenchError(f"{path}: not a valid history file: {found[0]}{more}")
+    return doc
+
+
+# --------------------------------------------------------------------------- serialisation
+
+def _header(doc: dict) -> str:
+    head = {k: v for k, v in doc.items() if k not in ("entries", "runs")}
+    return canonical(head)[:-1]
+
+
+def serialise(doc: dict) -> str:
+    """One record per line, appended at the end: the file's diff is pure append."""
+    list_name = "runs" if doc["kind"] == "runs" else "entries"
+    lines = [canonical(r) for r in doc[list_name]]
+    body = ",\n".join(lines)
+    return f'{_header(doc)},"{list_name}":[\n{body}\n]}}\n' if lines else f'{_header(doc)},"{list_name}":[\n]}}\n'
+
+
+# --------------------------------------------------------------------------- records from results
+
+def run_record(doc: dict, run: str) -> dict:
+    env = doc["env"]
+    rec = {
+        "run": run, "commit": env["commit"], "branch": env["branch"], "date": utc_date(env["timestamp"]),
+        "os": env["os"], "arch": env["arch"], "cpu_model": env["cpu_model"], "cores": env["cores"],
+        "memory_bytes": env["memory_bytes"], "runner": env["runner"], "preset": env["preset"],
+        "toolchains": dict(env["toolchains"]), "hyperfine": env["hyperfine"],
+        "benchmarks": sum(1 for b in doc["benchmarks"] if b["status"] == "ok"),
+    }
+    if env.get("commit_message") is not None:
+        rec["commit_message"] = env["commit_message"]
+    if env.get("labels"):
+        rec["labels"] = dict(env["labels"])
+    not_ok = [{"id": b["id"], "status": b["status"], "reason": b.get("reason", "")[-500:]}
+              for b in doc["benchmarks"] if b["status"] != "ok"]
+    if not_ok:
+        rec["not_ok"] = not_ok
+    rec["digest"] = digest_of(rec)
+    return rec
+
+
+def entry_records(doc: dict, run: str) -> list[dict]:
+    env = doc["env"]
+    date = utc_date(env["timestamp"])
+    out = []
+    for b in doc["benchmarks"]:
+        if b["status"] != "ok":
+            continue
+        s = b["samples"]
+        tc = b["key"]["toolchain"]
+        e = {
+            "run": run, "id": b["id"], "key": b["key"], "commit": env["commit"], "date": date,
+            "os": env["os"], "runner": env["runner"], "preset": env["preset"],
+            "toolchain_version": env["toolchains"].get(tc, tc),
+            "time_s": summarize(s["wall_s"]),
+        }
+        mem = s["peak_rss_bytes"] or [r["peak_rss_bytes"] for r in b["records"]]
+        e["memory_bytes"] = summarize(mem) if mem else summarize([0])
+        cpu = {}
+        if s["user_s"]:
+            cpu["user_median"] = summarize(s["user_s"])["median"]
+        if s["sys_s"]:
+            cpu["sys_median"] = summarize(s["sys_s"])["median"]
+        if cpu:
+            e["cpu_s"] = cpu
+        e["digest"] = digest_of(e)
+        out.append(e)
+    return out
+
+
+# --------------------------------------------------------------------------- the store
+
+@contextlib.contextmanager
+def _locked(root: Path):
+    """Serialise writers on one machine (several `history add` into one directory)."""
+    root.mkdir(parents=True, exist_ok=True)
+    fh = open(root / ".lock", "a+")
+    try:
+        try:
+            import fcntl
+            fcntl.flock(fh, fcntl.LOCK_EX)
+        except ImportError:  # Windows: msvcrt locks a byte range
+            import msvcrt
+            msvcrt.locking(fh.fileno(), msvcrt.LK_LOCK, 1)
+        yield
+    finally:
+        fh.close()
+
+
+@dataclass
+class AddReport:
+    runs_added: list[str] = field(default_factory=list)
+    runs_present: list[str] = field(default_factory=list)
+    entries_added: int = 0
+    files_written: list[str] = field(default_factory=list)
+    new_runs: list[dict] = field(default_factory=list)
+    new_entries: list[dict] = field(default_factory=list)
+
+
+def _load_or_new(root: Path, rel: str, fresh: dict) -> tuple[dict, str | None]:
+    path = root / rel
+    if not path.exists():
+        return fresh, None
+    doc = read_file(path, rel)
+    return doc, path.read_text(encoding="utf-8")
+
+
+def _write_appended(root: Path, rel: str, doc: dict, old_text: str | None) -> None:
+    kind = doc["kind"]
+    problems = file_problems(root / rel, doc, rel)
+    if problems:  # a bug, never bad input: the records were made here
+        raise BenchError(f"{root / rel}: refusing to write an invalid history file: {problems[0]}")
+    text = serialise(doc)
+    if old_text is not None:
+        list_name = "runs" if kind == "runs" else "entries"
+        old_doc = json.loads(old_text)
+        if old_text != serialise(old_doc):
+            # written by hand or by another tool: keep it verbatim, append by re-serialising
+            # would reformat it, so refuse instead of rewriting old records.
+            raise BenchError(f"{root / rel}: not in the history's own layout (one record per line); "
+                             f"restore it from git, nothing was written")
+        keep = old_text[: old_text.rindex("\n]}")]
+        if not text.startswith(keep) or len(old_doc[list_name]) > len(doc[list_name]):
+            raise BenchError(f"{root / rel}: internal error: an append would rewrite old records")
+    atomic_write_text(root / rel, text)
+
+
+def add(root, docs: list[tuple[str, dict]]) -> AddReport:
+    """Append the runs of the given results documents (label, doc) to the history at root.
+
+    Idempotent (a run already recorded adds nothing), validated, atomic per file, with
+    the run records written last. Raises BenchError naming the file for a corrupt
+    history file it would have to touch, and writes nothing then."""
+    root = Path(root)
+    report = AddReport()
+    with _locked(root):
+        # what is there already
+        pending_runs: dict[str, list[dict]] = {}   # month -> new run records
+        pending_entries: dict[str, list[dict]] = {}  # rel -> new entries
+        runs_docs: dict[str, tuple[dict, str | None]] = {}
+        for _label, doc in docs:
+            run = run_id_of(doc)
+            rrec = run_record(doc, run)
+            month = month_of(rrec["date"])
+            rel = f"{RUNS_DIR}/{month}.json"
+            if rel not in runs_docs:
+                runs_docs[rel] = _load_or_new(root, rel, {"schema": HISTORY_SCHEMA, "kind": "runs", "month": month, "runs": []})
+            existing = {r["run"] for r in runs_docs[rel][0]["runs"]} | {r["run"] for r in pending_runs.get(rel, [])}
+            if run in existing:
+                report.runs_present.append(run)
+                continue
+            pending_runs.setdefault(rel, []).append(rrec)
+            report.runs_added.append(run)
+            report.new_runs.append(rrec)
+            for e in entry_records(doc, run):
+                erel = f"{e['os']}/{e['key']['scenario']}/{month}.json"
+                pending_entries.setdefault(erel, []).append(e)
+        # load every file to be touched first: a corrupt one stops everything before a write
+        entry_docs = {}
+        for erel, new in pending_entries.items():
+            os_, scen, _ = erel.split("/")
+            entry_docs[erel] = _load_or_new(root, erel, {"schema": HISTORY_SCHEMA, "kind": "entries", "os": os_,
+                                                          "scenario": scen, "month": new[0]["date"][:7], "entries": []})
+        for erel, new in sorted(pending_entries.items()):
+            doc, old_text = entry_docs[erel]
+            have = {(e["run"], e["id"]) for e in doc["entries"]}
+            fresh = [e for e in new if (e["run"], e["id"]) not in have]  # completes an interrupted add
+            if not fresh:
+                continue
+            doc = {**doc, "entries": doc["entries"] + fresh}
+            _write_appended(root, erel, doc, old_text)
+            report.entries_added += len(fresh)
+            report.new_entries.extend(fresh)
+            report.files_written.append(erel)
+        # the commit marker: run records last
+        for rel, new in sorted(pending_runs.items()):
+            doc, old_text = runs_docs[rel]
+            doc = {**doc, "runs": doc["runs"] + new}
+            _write_appended(root, rel, doc, old_text)
+            report.files_written.append(rel)
+    return report
+
+
+def add_files(root, paths) -> AddReport:
+    docs = [(str(p), results_mod.load(p)) for p in paths]  # every input validated before any write
+    return add(root, docs)
+
+
+# --------------------------------------------------------------------------- reading
+
+def history_files(root: Path) -> list[tuple[Path, str]]:
+    root = Path(root)
+    out = []
+    for path in sorted(root.rglob("*.json")):
+        rel = path.relative_to(root).as_posix()
+        if any(part.startswith(".") for part in Path(rel).parts):
+            continue
+        out.append((path, rel))
+    return out
+
+
+def check(root) -> list[str]:
+    """Every problem of every file, as 'path: problem' lines (empty: the history is valid)."""
+    root = Path(root)
+    if not root.is_dir():
+        return [f"{root}: no such history directory"]
+    problems = []
+    for path, rel in history_files(root):
+        if not _MONTH_FILE.match(path.name):
+            problems.append(f"{path}: not a history file name (expected <YYYY-MM>.json)")
+            continue
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as err:
+            problems.append(f"{path}: not JSON: {err.msg} at line {err.lineno} column {err.colno}")
+            continue
+        except (OSError, UnicodeDecodeError) as err:
+            problems.append(f"{path}: cannot read: {err}")
+            continue
+        found = file_problems(path, doc, rel)
+        problems.extend(f"{path}: {p}" for p in found)
+    return problems
+
+
+def uncommitted(root) -> list[str]:
+    """Warnings: entries whose run has no run record (an interrupted `add`). Readers
+    ignore them (the history is as it was before that add); adding the same results
+    again completes the run."""
+    runs, entry_runs = set(), {}
+    for path, rel in history_files(root):
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            continue
+        if not isinstance(doc, dict):
+            continue
+        if doc.get("kind") == "runs":
+            runs.update(r.get("run") for r in doc.get("runs", []) if isinstance(r, dict))
+        elif doc.get("kind") == "entries":
+            for e in doc.get("entries", []):
+                if isinstance(e, dict):
+                    entry_runs.setdefault(e.get("run"), str(path))
+    return [f"{path}: entries of run {run} have no run record yet (an interrupted add; they are ignored "
+            f"until `bench history add` is run again with that run's results)"
+            for run, path in sorted(entry_runs.items(), key=lambda kv: str(kv[0])) if run not in runs]
+
+
+@dataclass
+class History:
+    runs: dict[str, dict]         # run id -> run record
+    entries: list[dict]           # committed entries (their run has a record), by date
+
+
+def load(root) -> History:
+    """Everything in the history, read and checked (fast checks only: structure of
+    the files, digests; `check` runs the full schema validation)."""
+    root = Path(root)
+    if not root.is_dir():
+        raise BenchError(f"{root}: no such history directory")
+    runs: dict[str, dict] = {}
+    entries: list[dict] = []
+    for path, rel in history_files(root):
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+            raise BenchError(f"{path}: unreadable history file ({err}); run `bench history check`") from None
+        kind = doc.get("kind") if isinstance(doc, dict) else None
+        if kind == "runs":
+            for r in doc.get("runs", []):
+                runs[r["run"]] = r
+        elif kind == "entries":
+            entries.extend(doc.get("entries", []))
+        else:
+            raise BenchError(f"{path}: not a history file; run `bench history check`")
+    entries = [e for e in entries if e["run"] in runs]
+    entries.sort(key=lambda e: (e["date"], e["run"], e["id"]))
+    return History(runs, entries)
+
+
+# --------------------------------------------------------------------------- github-action-benchmark data.js
+
+DATA_JS_PREFIX = "window.BENCHMARK_DATA = "
+
+
+def read_data_js(path: Path) -> dict:
+    text = Path(path).read_text(encoding="utf-8")
+    body = text.strip()
+    if not body.startswith(DATA_JS_PREFIX):
+        raise BenchError(f"{path}: not a github-action-benchmark data.js (expected {DATA_JS_PREFIX.strip()!r})")
+    body = body[len(DATA_JS_PREFIX):].rstrip().rstrip(";")
+    try:
+        data = json.loads(body)
+    except json.JSONDecodeError as err:
+        raise BenchError(f"{path}: data.js is not valid JSON after the prefix: {err.msg} at line {err.lineno}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("entries"), dict):
+        raise BenchError(f"{path}: data.js has no 'entries' object")
+    return data
+
+
+def data_js_name(os_: str, toolchain: str) -> str:
+    """One benchmark-set name per OS and toolchain, so the action's charts never mix them."""
+    return f"{os_} {toolchain}"
+
+
+def update_data_js(path, new_runs: list[dict], new_entries: list[dict], repo_url: str = "") -> int:
+    """Append the new runs to github-action-benchmark's dev/bench/data.js (keeping
+    whatever the action itself wrote there). Returns the number of entries added."""
+    path = Path(path)
+    data = read_data_js(path) if path.exists() else {"lastUpdate": 0, "repoUrl": repo_url, "entries": {}}
+    if repo_url and not data.get("repoUrl"):
+        data["repoUrl"] = repo_url
+    by_group: dict[tuple[str, str], list[dict]] = {}
+    for e in new_entries:
+        by_group.setdefault((e["run"], data_js_name(e["os"], e["key"]["toolchain"])), []).append(e)
+    runs = {r["run"]: r for r in new_runs}
+    added = 0
+    for (run, name), ents in sorted(by_group.items(), key=lambda kv: (next(r["date"] for r in new_runs if r["run"] == kv[0][0]), kv[0][1])):
+        r = runs[run]
+        stamp = int(datetime.fromisoformat(r["date"].replace("Z", "+00:00")).timestamp() * 1000)
+        series = data["entries"].setdefault(name, [])
+        if any(x.get("commit", {}).get("id") == r["commit"] and x.get("date") == stamp for x in series):
+            continue
+        commit = {"id": r["commit"], "message": r.get("commit_message", ""), "timestamp": r["date"],
+                  "url": f"{data.get('repoUrl', '').rstrip('/')}/commit/{r['commit']}" if data.get("repoUrl") else ""}
+        benches = []
+        for e in sorted(ents, key=lambda x: x["id"]):
+            fam = results_mod.family_id(e["key"]) + (f"#{e['key']['label']}" if e["key"].get("label") else "")
+            t, m = e["time_s"], e["memory_bytes"]
+            benches.append({"name": f"{fam} time", "value": t["median"], "unit": "s",
+                            "range": f"± {(t['ci_high'] - t['ci_low']) / 2:.6g}",
+                            "extra": f"n={t['n']} ci95=[{t['ci_low']:.6g}, {t['ci_high']:.6g}] run={run}"})
+            benches.append({"name": f"{fam} peak memory", "value": round(m["median"] / 2**20, 3), "unit": "MiB",
+                            "range": f"± {(m['ci_high'] - m['ci_low']) / 2 / 2**20:.3f}",
+                            "extra": f"n={m['n']} run={run}"})
+        series.append({"commit": commit, "date": stamp, "tool": "customSmallerIsBetter", "benches": benches})
+        added += 1
+    if added:
+        data["lastUpdate"] = int(datetime.now(timezone.utc).timestamp() * 1000)
+        atomic_write_text(path, DATA_JS_PREFIX + json.dumps(data, indent=2) + "\n")
+    return added

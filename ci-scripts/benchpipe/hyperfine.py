@@ -1,0 +1,162 @@
+"""One hyperfine invocation: command line, wall-clock limit, JSON export, and the
+program's own record of every measured run.
+
+How the records are captured (hyperfine 1.20):
+- The program runs without a shell (`-N`), so hyperfine's per-run memory figure
+  (`memory_usage_byte`, from the child's rusage) is the program's own, not a wrapper's.
+- `--output=<FILE>` cannot be used: hyperfine re-creates (truncates) the file for every
+  command it starts, `--prepare`/`--conclude` included, so only the last run survives.
+- Instead `--output=inherit` sends the program's stdout to hyperfine's stdout (a file
+  we give it), `--style none` keeps hyperfine's own chatter out of it, and
+  `--conclude "echo <MARKER>"` writes a marker line after every run, warm-ups included
+  (hyperfine runs prepare/conclude around warm-ups too). The stream is
+  [run 1 output] MARKER [run 2 output] MARKER ...: chunk i's last line is run i's
+  record, and the first `warmup` chunks are dropped.
+- The program's stderr goes to hyperfine's stderr (inherit), so a failing run's own
+  message ends up in the failure reason.
+- hyperfine and everything it starts run in a new process group/session; on expiry of
+  the wall-clock limit (or Ctrl-C) the whole group is killed."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+MARKER = "@@gorust-bench-run-end@@"
+WINDOWS = sys.platform == "win32"
+
+
+def command_string(argv: list[str]) -> str:
+    """hyperfine -N splits commands with POSIX shell-words rules, on Windows too, so
+    backslashes would be read as escapes: give it forward slashes there."""
+    if WINDOWS:
+        argv = [a.replace("\\", "/") for a in argv]
+    return shlex.join(argv)
+
+
+def marker_command() -> str:
+    # `echo` is a program on Unix (no shell needed under -N); on Windows it is a cmd builtin.
+    return f"cmd /d /c echo {MARKER}" if WINDOWS else f"echo {MARKER}"
+
+
+@dataclass
+class Invocation:
+    argv: list[str]
+    returncode: int | None = None
+    timed_out: bool = False
+    elapsed_s: float = 0.0
+    stderr_tail: str = ""
+    times: list[float] = field(default_factory=list)
+    memory: list[int] = field(default_factory=list)
+    exit_codes: list[int] = field(default_factory=list)
+    outputs: list[str] = field(default_factory=list)  # stdout of each measured run
+    problem: str | None = None  # why the invocation did not give usable data
+
+
+def hyperfine_argv(hyperfine: str, command: list[str], *, runs: int, warmup: int, export_json: Path,
+                   prepare: list[str] | None = None) -> list[str]:
+    argv = [hyperfine, "-N", "--style", "none", "--output", "inherit",
+            "--runs", str(runs), "--warmup", str(warmup),
+            "--export-json", str(export_json), "--conclude", marker_command()]
+    if prepare:
+        argv += ["--prepare", command_string(prepare)]
+    argv.append(command_string(command))
+    return argv
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        if WINDOWS:
+            subprocess.run(["taskkill", "/T", "/F", "/PID", str(proc.pid)], capture_output=True)
+        else:
+            os.killpg(proc.pid, signal.SIGKILL)
+    except (OSError, ProcessLookupError):
+        pass
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        pass
+
+
+def tail(text: str, lines: int = 6, limit: int = 600) -> str:
+    """The last lines of an error output as one line (reasons are shown in tables)."""
+    kept = [ln.strip() for ln in text.strip().splitlines() if ln.strip()][-lines:]
+    out = " | ".join(kept)
+    return out if len(out) <= limit else "..." + out[-(limit - 3):]
+
+
+def split_outputs(stdout: str) -> list[str]:
+    """The stdout of each run, in order (the marker ends each one; what follows the
+    last marker is not a run)."""
+    chunks = []
+    current: list[str] = []
+    for line in stdout.splitlines():
+        if line.strip() == MARKER:
+            chunks.append("\n".join(current))
+            current = []
+        else:
+            current.append(line)
+    return chunks
+
+
+def last_line(output: str) -> str:
+    lines = [ln for ln in output.splitlines() if ln.strip()]
+    return lines[-1] if lines else ""
+
+
+def run(hyperfine: str, command: list[str], *, runs: int, warmup: int, workdir: Path, env: dict,
+        timeout_s: float, prepare: list[str] | None = None, tag: str = "hf") -> Invocation:
+    """Run hyperfine once; never raises for the benchmark's own failures (they are
+    reported in the Invocation), only for our own (OSError starting hyperfine)."""
+    export = workdir / f"{tag}.json"
+    out_path = workdir / f"{tag}.stdout"
+    err_path = workdir / f"{tag}.stderr"
+    argv = hyperfine_argv(hyperfine, command, runs=runs, warmup=warmup, export_json=export, prepare=prepare)
+    inv = Invocation(argv)
+    kwargs = {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP} if WINDOWS else {"start_new_session": True}
+    start = time.monotonic()
+    with open(out_path, "wb") as out, open(err_path, "wb") as err:
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=workdir, env=env, **kwargs)
+        try:
+            inv.returncode = proc.wait(timeout=max(timeout_s, 0.1))
+        except subprocess.TimeoutExpired:
+            inv.timed_out = True
+            _kill_group(proc)
+        except BaseException:  # Ctrl-C, SIGTERM: leave nothing running behind us
+            _kill_group(proc)
+            raise
+    inv.elapsed_s = time.monotonic() - start
+    stderr = err_path.read_text(encoding="utf-8", errors="replace")
+    inv.stderr_tail = tail(stderr)
+    if inv.timed_out:
+        inv.problem = f"timed out: still running after {timeout_s:g} s (the preset's limit); process group killed"
+        return inv
+    if inv.returncode != 0:
+        inv.problem = f"hyperfine exit {inv.returncode}: {inv.stderr_tail or 'no error output'}"
+        return inv
+    try:
+        result = json.loads(export.read_text(encoding="utf-8"))["results"][0]
+        inv.times = [float(t) for t in result["times"]]
+        inv.exit_codes = [int(c) for c in result["exit_codes"]]
+        inv.memory = [int(m) for m in result["memory_usage_byte"]]
+    except (OSError, ValueError, KeyError, IndexError, TypeError) as err_:
+        inv.problem = f"hyperfine's JSON export is unusable ({err_}); is hyperfine >= 1.19?"
+        return inv
+    chunks = split_outputs(out_path.read_text(encoding="utf-8", errors="replace"))
+    if len(chunks) != warmup + runs:
+        inv.problem = f"expected the output of {warmup + runs} runs, found {len(chunks)}"
+        return inv
+    inv.outputs = chunks[warmup:]
+    return inv
+
+
+def version(hyperfine: str) -> str:
+    out = subprocess.run([hyperfine, "--version"], capture_output=True, text=True)
+    return out.stdout.strip()

@@ -1,0 +1,203 @@
+"""A throwaway MariaDB (or MySQL) server on 127.0.0.1 for the `mysql` scenario.
+
+    with mysqlserver.server() as dsn:   # mysql://bench:bench@127.0.0.1:PORT/bench
+        ...
+
+If BENCH_MYSQL_DSN is set it is used as is and nothing is started. Otherwise: a temp
+data directory initialised by mariadb-install-db (MySQL: mysqld --initialize-insecure),
+the server started with --no-defaults (the machine's my.cnf must not leak in) on a free
+port and a socket inside the temp dir, a database `bench` and user bench/bench@127.0.0.1
+created through the socket as root, and on exit - normal, exception, Ctrl-C or
+SIGTERM - the server is stopped and the temp dir removed. As root the data directory
+belongs to the `mysql` user and the server runs with --user=mysql (mariadbd refuses
+to run as root). Everything platform-specific about database servers lives here."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from benchpipe import tools
+from benchpipe.errors import BenchError
+
+DSN_VAR = "BENCH_MYSQL_DSN"
+START_TIMEOUT_S = 60
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _find() -> dict:
+    server = tools.which("mariadbd") or tools.which("mysqld")
+    if not server:
+        raise BenchError("no MariaDB/MySQL server binary (mariadbd or mysqld) found; install mariadb-server "
+                         f"(see `ci-scripts/bench doctor`) or set {DSN_VAR}")
+    client = tools.which("mariadb") or tools.which("mysql")
+    if not client:
+        raise BenchError("no MariaDB/MySQL client (mariadb or mysql) found; install mariadb-client or set " + DSN_VAR)
+    install_db = tools.which("mariadb-install-db") or tools.which("mysql_install_db")
+    mariadb = "mariadb" in Path(server).name or bool(tools.which("mariadb-install-db"))
+    return {"server": server, "client": client, "install_db": install_db, "mariadb": mariadb}
+
+
+def _is_root() -> bool:
+    return hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+def _tail(path: Path, n: int = 3) -> str:
+    try:
+        lines = [ln.strip() for ln in path.read_text(errors="replace").splitlines() if ln.strip()]
+    except OSError:
+        return ""
+    return " | ".join(lines[-n:])
+
+
+class _Server:
+    def __init__(self):
+        self.bins = _find()
+        self.base = Path(tempfile.mkdtemp(prefix="bench-mysql-"))
+        self.datadir = self.base / "data"
+        self.sock = self.base / "mysqld.sock"
+        self.log = self.base / "server.log"
+        self.port = _free_port()
+        self.proc: subprocess.Popen | None = None
+        self.as_root = _is_root()
+
+    def _chown(self) -> None:
+        if self.as_root:
+            shutil.chown(self.base, "mysql", "mysql")
+            os.chmod(self.base, 0o750)
+
+    def init(self) -> None:
+        self._chown()
+        user = ["--user=mysql"] if self.as_root else []
+        if self.bins["mariadb"] and self.bins["install_db"]:
+            argv = [self.bins["install_db"], "--no-defaults", f"--datadir={self.datadir}", *user,
+                    "--auth-root-authentication-method=normal", "--skip-test-db"]
+            server_dir = Path(self.bins["server"]).resolve().parent.parent
+            if (server_dir / "share").is_dir():
+                argv.append(f"--basedir={server_dir}")
+        else:
+            argv = [self.bins["server"], "--no-defaults", "--initialize-insecure", f"--datadir={self.datadir}", *user]
+        res = subprocess.run(argv, capture_output=True, text=True, timeout=180)
+        if res.returncode != 0:
+            tail = " | ".join((res.stderr or res.stdout).strip().splitlines()[-3:])
+            raise BenchError(f"initialising the throwaway MySQL data directory failed: {tail}")
+
+    def start(self) -> None:
+        user = ["--user=mysql"] if self.as_root else []
+        argv = [self.bins["server"], "--no-defaults", f"--datadir={self.datadir}", f"--socket={self.sock}",
+                f"--port={self.port}", "--bind-address=127.0.0.1", f"--pid-file={self.base / 'mysqld.pid'}",
+                f"--log-error={self.log}", "--skip-name-resolve", "--max-connections=1000", *user]
+        # Own session: a Ctrl-C in the terminal reaches us, and we stop the server in order.
+        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL, start_new_session=True)
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise BenchError(f"the throwaway MySQL server exited at start (code {self.proc.returncode}): {_tail(self.log)}")
+            if self._sql("SELECT 1", quiet=True):
+                return
+            time.sleep(0.2)
+        raise BenchError(f"the throwaway MySQL server did not accept connections within {START_TIMEOUT_S} s: {_tail(self.log)}")
+
+    def _sql(self, sql: str, quiet=False) -> bool:
+        argv = [self.bins["client"], "--no-defaults", "-uroot", f"--socket={self.sock}", "-e", sql]
+        res = subprocess.run(argv, capture_output=True, text=True, timeout=30)
+        if res.returncode != 0 and not quiet:
+            raise BenchError(f"setting up the throwaway MySQL server failed: {res.stderr.strip().splitlines()[-1:]}")
+        return res.returncode == 0
+
+    def create_user(self) -> None:
+        self._sql("CREATE DATABASE IF NOT EXISTS bench; "
+                  "CREATE USER IF NOT EXISTS 'bench'@'127.0.0.1' IDENTIFIED BY 'bench'; "
+                  "CREATE USER IF NOT EXISTS 'bench'@'localhost' IDENTIFIED BY 'bench'; "
+                  "GRANT ALL PRIVILEGES ON bench.* TO 'bench'@'127.0.0.1'; "
+                  "GRANT ALL PRIVILEGES ON bench.* TO 'bench'@'localhost'; FLUSH PRIVILEGES;")
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()  # SIGTERM: a clean shutdown
+            try:
+                self.proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=30)
+        shutil.rmtree(self.base, ignore_errors=True)
+
+    @property
+    def dsn(self) -> str:
+        return f"mysql://bench:bench@127.0.0.1:{self.port}/bench"
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt():
+    """SIGTERM (CI cancelling a job) unwinds like Ctrl-C, so `finally` blocks run."""
+    if sys.platform == "win32" or signal.getsignal(signal.SIGTERM) not in (signal.SIG_DFL, None):
+        yield
+        return
+
+    def handler(signum, frame):
+        raise KeyboardInterrupt
+
+    try:
+        old = signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
+
+
+@contextlib.contextmanager
+def server(use_env: bool = True):
+    """Yield a DSN: BENCH_MYSQL_DSN if set, else that of a throwaway server."""
+    if use_env and os.environ.get(DSN_VAR):
+        yield os.environ[DSN_VAR]
+        return
+    if sys.platform == "win32":
+        raise BenchError(f"no throwaway MySQL server on Windows; set {DSN_VAR}")
+    with sigterm_as_interrupt():
+        srv = _Server()
+        try:
+            srv.init()
+            srv.start()
+            srv.create_user()
+            yield srv.dsn
+        finally:
+            srv.stop()
+
+
+def run_with_server(cmd: list[str]) -> int:
+    """Run CMD with BENCH_MYSQL_DSN set; return its exit code; always clean up."""
+    with server() as dsn:
+        with sigterm_as_interrupt():
+            env = {**os.environ, DSN_VAR: dsn}
+            print(f"mysql-server: {DSN_VAR}={dsn}", file=sys.stderr, flush=True)
+            try:
+                proc = subprocess.Popen(cmd, env=env)
+            except OSError as err:
+                raise BenchError(f"cannot run {cmd[0]}: {err}") from None
+            try:
+                return proc.wait()
+            except KeyboardInterrupt:
+                # CMD got the terminal's Ctrl-C itself; a SIGTERM aimed at us is passed on.
+                proc.terminate()
+                try:
+                    proc.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                raise

@@ -1,0 +1,166 @@
+"""Publishing: the history, github-action-benchmark's data.js, the charts and the site,
+committed to the gh-pages branch of a git remote and pushed.
+
+Several jobs may publish at once. None loses an entry, and no push is forced: each
+attempt fetches the branch's current tip, re-applies `history add` on top of it (the
+history is append-only files, so re-applying is the merge: no textual merge), renders
+the site, commits and pushes; a push rejected because the branch moved (or its ref was
+locked by a concurrent push) is retried from the fetch, with jittered exponential
+backoff, a bounded number of times. The remote changes only by the push, which is
+atomic: a publisher killed at any point leaves the branch as it was.
+
+Branch layout: index.html and the other pages, assets/, charts/, data/ (the site, at the
+root so GitHub Pages serves it), history/ (Contract 3), dev/bench/data.js
+(github-action-benchmark), .nojekyll.
+
+A local remote path that does not exist yet is created as a bare repository, and
+`out` receives a plain copy of the published branch: `bench publish --remote
+./.bench/pages.git --out ./site RESULTS` gives a site to open from disk."""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchpipe import history, results as results_mod, site
+from benchpipe.errors import BenchError
+
+HISTORY_DIR = "history"
+DATA_JS = "dev/bench/data.js"
+GITIGNORE = ".lock\n*.tmp\n.charts-new/\n.data-new/\n.assets-new/\n.*-old/\n"
+RETRYABLE = re.compile(r"non-fast-forward|fetch first|\[rejected\]|failed to update ref|cannot lock ref|"
+                       r"unable to lock|incorrect old value|stale info|remote rejected", re.I)
+
+
+@dataclass
+class PublishReport:
+    attempts: int
+    runs_added: list[str]
+    commit: str | None
+    pushed: bool
+
+
+def is_local(remote: str) -> bool:
+    return "://" not in remote and not re.match(r"^[\w.-]+@[\w.-]+:", remote)
+
+
+def _git(args, cwd=None, check=True, env=None) -> subprocess.CompletedProcess:
+    exe = shutil.which("git")
+    if not exe:
+        raise BenchError("git not found: install git")
+    p = subprocess.run([exe, *args], cwd=cwd, capture_output=True, text=True, env=env)
+    if check and p.returncode != 0:
+        tail = " | ".join((p.stderr or p.stdout).strip().splitlines()[-2:])
+        raise BenchError(f"git {' '.join(args[:2])} failed (exit {p.returncode}): {tail}")
+    return p
+
+
+def _identity_env() -> dict:
+    env = dict(os.environ)
+    for var, fallback, key in (("NAME", "bench publish", "user.name"), ("EMAIL", "bench-publish@localhost", "user.email")):
+        if not (env.get(f"GIT_AUTHOR_{var}") or _git(["config", "--get", key], check=False).stdout.strip()):
+            env[f"GIT_AUTHOR_{var}"] = env[f"GIT_COMMITTER_{var}"] = fallback
+    return env
+
+
+def ensure_local_remote(remote: str, branch: str) -> str:
+    path = Path(remote).expanduser().resolve()
+    if not path.exists():
+        path.mkdir(parents=True)
+        _git(["init", "--quiet", "--bare", f"--initial-branch={branch}", str(path)])
+    return str(path)
+
+
+def _fetch(wt: Path, remote: str, branch: str) -> bool:
+    """Check out the remote branch's tip in wt (True), or an empty orphan branch (False)."""
+    _git(["init", "--quiet", str(wt)])
+    p = _git(["fetch", "--quiet", "--depth", "1", remote, f"+refs/heads/{branch}:refs/remotes/origin/{branch}"],
+             cwd=wt, check=False)
+    if p.returncode == 0:
+        _git(["checkout", "--quiet", "-B", branch, f"refs/remotes/origin/{branch}"], cwd=wt)
+        return True
+    if "couldn't find remote ref" in p.stderr or "could not find remote ref" in p.stderr.lower():
+        _git(["checkout", "--quiet", "--orphan", branch], cwd=wt)
+        return False
+    tail = " | ".join(p.stderr.strip().splitlines()[-2:])
+    raise BenchError(f"cannot fetch branch {branch} from {remote}: {tail}")
+
+
+def _pause(stage: str) -> None:
+    """Test hook: BENCH_PUBLISH_PAUSE=<stage>:<seconds> sleeps at that stage (kill tests)."""
+    want = os.environ.get("BENCH_PUBLISH_PAUSE", "")
+    if want.startswith(stage + ":"):
+        print(f"publish: paused at {stage}", file=sys.stderr, flush=True)
+        time.sleep(float(want.split(":", 1)[1]))
+
+
+def publish(remote: str, branch: str, results_paths, *, site_url: str = "", repo_url: str = "",
+            out: Path | None = None, retries: int = 15, jobs: int | None = None, detect: bool = True,
+            log=print) -> PublishReport:
+    docs = [(str(p), results_mod.load(p)) for p in results_paths]  # every input valid before anything else
+    if is_local(remote):
+        remote = ensure_local_remote(remote, branch)
+    env = _identity_env()
+    work = Path(tempfile.mkdtemp(prefix="bench-publish-"))
+    try:
+        for attempt in range(1, retries + 1):
+            wt = work / f"attempt-{attempt}"
+            had_branch = _fetch(wt, remote, branch)
+            _pause("fetched")
+            rep = history.add(wt / HISTORY_DIR, docs)
+            if rep.runs_added:
+                history.update_data_js(wt / DATA_JS, rep.new_runs, rep.new_entries, repo_url)
+            if not rep.runs_added and had_branch and (wt / "index.html").exists():
+                log(f"publish: nothing new (the {len(rep.runs_present)} run(s) are already in {branch})")
+                if out:
+                    export(wt, Path(out))
+                return PublishReport(attempt, [], None, False)
+            site.render(wt / HISTORY_DIR, wt, site_url=site_url, repo_url=repo_url, jobs=jobs, detect=detect)
+            (wt / ".gitignore").write_text(GITIGNORE, encoding="utf-8")
+            _pause("rendered")
+            _git(["add", "-A"], cwd=wt)
+            runs = ", ".join(rep.runs_added[:4]) + (f" and {len(rep.runs_added) - 4} more" if len(rep.runs_added) > 4 else "") \
+                if rep.runs_added else "site"
+            _git(["commit", "--quiet", "-m", f"bench publish: {runs}"], cwd=wt, env=env)
+            commit = _git(["rev-parse", "HEAD"], cwd=wt).stdout.strip()
+            _pause("committed")
+            p = _git(["push", "--quiet", remote, f"HEAD:refs/heads/{branch}"], cwd=wt, check=False, env=env)
+            if p.returncode == 0:
+                log(f"publish: pushed {commit[:12]} to {branch} ({len(rep.runs_added)} run(s), attempt {attempt})")
+                if out:
+                    export(wt, Path(out))
+                return PublishReport(attempt, rep.runs_added, commit, True)
+            if not RETRYABLE.search(p.stderr):
+                tail = " | ".join(p.stderr.strip().splitlines()[-2:])
+                raise BenchError(f"git push to {remote} failed: {tail}")
+            delay = min(8.0, 0.25 * 2 ** (attempt - 1)) * random.uniform(0.5, 1.5)
+            log(f"publish: {branch} moved meanwhile (attempt {attempt}/{retries}); fetching again in {delay:.1f}s")
+            shutil.rmtree(wt, ignore_errors=True)
+            time.sleep(delay)
+        raise BenchError(f"gave up after {retries} attempts: {branch} kept moving; run publish again "
+                         f"(it is idempotent) or raise --retries")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def export(wt: Path, out: Path) -> None:
+    """A plain copy of the branch's files (no .git) into out, swapped in whole."""
+    out = out.resolve()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}-new-", dir=out.parent))
+    shutil.rmtree(tmp)
+    shutil.copytree(wt, tmp, ignore=shutil.ignore_patterns(".git", ".lock"))
+    old = out.with_name(f".{out.name}-old")
+    shutil.rmtree(old, ignore_errors=True)
+    if out.exists():
+        out.rename(old)
+    tmp.rename(out)
+    shutil.rmtree(old, ignore_errors=True)

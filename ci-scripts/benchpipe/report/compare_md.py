@@ -1,0 +1,164 @@
+"""The compare report as Markdown (PR comment, job summary): a hidden marker so the
+workflow finds and updates its one comment, the flagged benchmarks first with ratio,
+interval, p-value and run counts, failed and missing ones, then the rest in a
+<details> block, and what "flagged" means and what this runner can detect."""
+
+from __future__ import annotations
+
+from benchpipe import stats
+from benchpipe.compare import FAILED, METRICS, MISSING, SKIPPED, Report
+from benchpipe.report.md import code, escape, table
+
+MARKER = "<!-- gorust-bench-comment -->"
+
+ICON = {stats.REGRESSION: "🔴", stats.IMPROVEMENT: "🟢", FAILED: "⚠️", MISSING: "⚠️", SKIPPED: "⚪",
+        stats.TOO_FEW: "⚪", stats.NO_CHANGE: ""}
+
+
+def fmt_value(value, metric: str) -> str:
+    if value is None:
+        return "–"
+    if metric == "memory":
+        for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+            if value >= size:
+                return f"{value / size:.1f} {unit}"
+        return f"{value:.0f} B"
+    if value >= 1:
+        return f"{value:.3f} s"
+    if value >= 1e-3:
+        return f"{value * 1e3:.1f} ms"
+    return f"{value * 1e6:.0f} µs"
+
+
+def fmt_ratio(r) -> str:
+    return "–" if r is None else ("∞" if r == float("inf") else f"{r:.3f}")
+
+
+def fmt_ci(c) -> str:
+    if c.ci_low is None or c.ci_high is None:
+        return "–"
+    return f"{c.ci_low:.3f}–{c.ci_high:.3f}"
+
+
+def fmt_p(p) -> str:
+    return "–" if p is None else (f"{p:.3f}" if p >= 0.001 else f"{p:.1e}")
+
+
+def _bench_cell(c, show_sides: bool) -> str:
+    cell = code(c.id)
+    if show_sides:
+        cell += f" ({escape(c.base)} → {escape(c.head)})"
+    return cell
+
+
+def _pct(x: float) -> str:
+    return f"{x * 100:.3g} %"
+
+
+def render(report: Report) -> str:
+    s = report.settings
+    show_sides = report.mode == "toolchains" or len({(c.base, c.head) for c in report.comparisons}) > 1
+    sides = sorted({(c.base, c.head) for c in report.comparisons})
+    title = "; ".join(f"{escape(h)} against {escape(b)}" for b, h in sides) or "nothing to compare"
+    out = [MARKER, f"## Benchmarks: {title}", ""]
+
+    n_reg, n_imp = report.count(stats.REGRESSION), report.count(stats.IMPROVEMENT)
+    counts = [f"**{n_reg} regression{'s' if n_reg != 1 else ''}**", f"{n_imp} improvement{'s' if n_imp != 1 else ''}",
+              f"{report.count(stats.NO_CHANGE)} no change"]
+    for v in (FAILED, MISSING, SKIPPED, stats.TOO_FEW):
+        if report.count(v):
+            counts.append(f"{report.count(v)} {v}")
+    out.append(", ".join(counts) + f" ({len(report.comparisons)} benchmarks compared by `{report.mode}`)." )
+    env = report.env or {}
+    if env:
+        where = ", ".join(escape(x) for x in (env.get("os"), env.get("runner"), env.get("cpu_model")) if x)
+        cores = env.get("cores")
+        out.append(f"Measured on {where}{f', {int(cores)} cores' if cores else ''}; preset "
+                   f"{escape(env.get('preset', '?'))}.")
+        labels = env.get("labels") or {}
+        if labels:
+            out.append("Commits: " + ", ".join(f"{escape(k)} {code(str(v)[:12])}" for k, v in sorted(labels.items())) + ".")
+    if report.head_scale:
+        out.append(f"The head run's workloads were scaled by {report.head_scale:g} (size parameter of each scenario).")
+    out.append("")
+
+    flagged = [c for c in report.comparisons if c.flagged]
+    if flagged:
+        out += ["### Flagged", ""]
+        rows = []
+        for c in flagged:
+            for metric, m in c.metrics.items():
+                if not m.flagged:
+                    continue
+                rows.append([f"{ICON[m.verdict]} {m.verdict}", _bench_cell(c, show_sides), metric,
+                             fmt_value(m.median_base, metric), fmt_value(m.median_head, metric),
+                             f"**{fmt_ratio(m.ratio)}**", fmt_ci(m), fmt_p(m.p_value), f"{m.n_base}+{m.n_head}"])
+        out += [table(["verdict", "benchmark", "metric", "base median", "head median", "ratio", "95 % CI", "p", "runs"],
+                      rows, ["l", "l", "l", "r", "r", "r", "r", "r", "r"]), ""]
+
+    broken = [c for c in report.comparisons if c.verdict in (FAILED, MISSING, SKIPPED)]
+    if broken:
+        out += ["### Failed, missing or skipped", ""]
+        out += [table(["", "benchmark", "what"], [[ICON[c.verdict], _bench_cell(c, show_sides), escape(c.note)]
+                                                    for c in broken]), ""]
+
+    rest = [c for c in report.comparisons if not c.flagged and c.verdict not in (FAILED, MISSING, SKIPPED)]
+    if rest:
+        out += [f"<details><summary>{len(rest)} not flagged</summary>", ""]
+        rows = []
+        for c in rest:
+            row = [_bench_cell(c, show_sides)]
+            for metric in METRICS:
+                m = c.metrics.get(metric)
+                row += [fmt_ratio(m.ratio) if m else "–", fmt_p(m.p_value) if m else "–"]
+            notes = "; ".join(escape(m.note) for m in c.metrics.values() if m.note)
+            row += [escape(c.verdict) + (f" ({notes})" if notes else ""), ]
+            rows.append(row)
+        header = ["benchmark"] + [h for m in METRICS for h in (f"{m} ratio", "p")] + ["verdict"]
+        out += [table(header, rows, ["l"] + ["r"] * (2 * len(METRICS)) + ["l"]), "", "</details>", ""]
+
+    out += ["### How to read this", ""]
+    out.append(
+        f"Each benchmark ran several times on each side on the same machine. *Ratio* is the median of head "
+        f"divided by the median of base (above 1: head is slower or uses more memory), with a "
+        f"{s.confidence:.0%} bootstrap interval. *p* is the two-sided Mann-Whitney U test on the raw runs. "
+        f"A benchmark is **flagged** only when p < {s.alpha:g} **and** the ratio is beyond the practical "
+        f"threshold: ±{_pct(s.threshold)} for wall time (*time*) and CPU time (*cpu*, user + system, which "
+        f"other processes on a shared runner disturb much less than wall time), ±{_pct(s.memory_threshold)} "
+        f"for peak memory. "
+        f"A smaller difference, or one the runs cannot tell from noise, is reported as no change; with "
+        f"fewer than {stats.MIN_SAMPLES} runs a side (or too few to ever reach p < {s.alpha:g}: 5+5 at 0.01) "
+        f"there is no verdict.")
+    out.append("")
+    out.append(calibration_sentence(report.calibration))
+    out.append("")
+    return "\n".join(out)
+
+
+def calibration_sentence(cal: dict | None) -> str:
+    if not cal:
+        return ("*This runner has not been calibrated*: how often it raises false alarms and the smallest "
+                "slowdown it detects are unknown (`ci-scripts/bench calibrate` measures both).")
+    summ = cal.get("summary", {})
+    fa, det, factor = summ.get("false_alarm_rate"), summ.get("detection_rate"), cal.get("factor")
+    n_aa, n_ab = summ.get("aa_comparisons"), summ.get("ab_comparisons")
+    when = escape(str(cal.get("timestamp", ""))[:10])
+    machine = cal.get("machine", {})
+    what = ", ".join(escape(x) for x in (machine.get("runner"), machine.get("cpu_model")) if x)
+    parts = [f"**What this runner can detect** (calibrated {when}{f' on {what}' if what else ''}, "
+             f"{escape(cal.get('runs', '?'))} runs a side, {escape(len(cal.get('families', [])))} benchmark families): "]
+    if fa is not None:
+        parts.append(f"false alarms in {fa:.1%} of {n_aa} A/A comparisons; ")
+    if det is not None and factor:
+        parts.append(f"a {_pct(float(factor) - 1)} heavier workload flagged in {det:.1%} of {n_ab} comparisons.")
+    cpu = summ.get("cpu") or {}
+    cfa, cdet = (cpu.get("false_alarms") or {}).get("rate"), (cpu.get("detections") or {}).get("rate")
+    if cfa is not None and cdet is not None:
+        parts.append(f" CPU time: {cfa:.1%} false alarms, {cdet:.1%} detected.")
+    if det is not None and factor:
+        if det >= 0.95:
+            parts.append(f" Changes of {_pct(float(factor) - 1)} and more are reliably flagged here; smaller ones may not be.")
+        else:
+            parts.append(f" A {_pct(float(factor) - 1)} change is missed {1 - det:.0%} of the time here: only larger "
+                         f"changes are reliably flagged.")
+    return "".join(parts)

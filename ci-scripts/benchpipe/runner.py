@@ -1,0 +1,239 @@
+"""The run loop: every selected benchmark through hyperfine, checked, into Contract 2.
+
+Per benchmark (one key):
+- hyperfine with the preset's warm-ups and runs, `--prepare "<prog> setup ..."` for
+  scenarios with setup (their paths point into a per-benchmark temp dir), and the
+  preset's wall-clock limit for the whole benchmark.
+- samples: wall time and peak memory per run from hyperfine's JSON; user and system
+  CPU per run from the program's own records (hyperfine exports only their means).
+- checks: every run exits 0; every record validates against record.schema.json and
+  names the benchmark's scenario, variant, lang and build; the checksum is the same
+  in every run. Any of these failing -> status `failed` with the reason.
+- memory cross-check: hyperfine's per-run peak vs the record's `peak_rss_bytes`. Both
+  come from the same rusage field, so they should agree closely; when they differ by
+  more than 30% and 8 MiB the status stays `ok` (the timing is still valid) and
+  `reason` carries a "warning: ..." naming both figures. For an `ok` benchmark,
+  `reason` only ever holds such warnings.
+
+Interleaving: benchmarks that differ only in A/B label or toolchain form a group. A
+group of one runs as one hyperfine invocation. A larger group runs in rounds: each
+round gives every member one measured run (warm-ups in the first round), the order
+alternating A B / B A between rounds, so drift on the machine (thermal, noisy
+neighbours) hits every side equally instead of whichever happened to run last.
+
+After all benchmarks, the cross-language check: benchmarks with the same scenario and
+key params (and the same A/B label) must print the same checksum, whatever their
+variant, language, build or toolchain. Where they differ, the checksum held by a strict
+majority wins and the others fail naming both checksums; without a majority all of
+them fail (nobody can tell which side is wrong)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import json
+
+from benchpipe import hyperfine, schema
+from benchpipe.catalogue import BenchSpec, Preset
+from benchpipe.results import RESULTS_SCHEMA, format_params, key_id
+from benchpipe.toolchains import Built
+
+MEM_TOLERANCE_REL = 0.30
+MEM_TOLERANCE_ABS = 8 * 1024 * 1024
+
+
+@dataclass
+class Job:
+    spec: BenchSpec
+    built: Built
+    key: dict
+    id: str
+    command: list[str]
+    prepare: list[str] | None
+    workdir: Path
+    status: str = "pending"
+    reason: str = ""
+    warnings: list[str] = field(default_factory=list)
+    times: list[float] = field(default_factory=list)
+    memory: list[int] = field(default_factory=list)
+    records: list[dict] = field(default_factory=list)
+    used_s: float = 0.0
+    rounds: int = 0
+
+    @property
+    def name(self) -> str:
+        return display_name(self.key)
+
+    def fail(self, reason: str) -> None:
+        if self.status != "failed":
+            self.status, self.reason = "failed", reason
+
+    def to_json(self) -> dict:
+        out = {"id": self.id, "key": self.key, "status": self.status}
+        reason = self.reason if self.status != "ok" else "; ".join(self.warnings)
+        if reason:
+            out["reason"] = reason
+        out["command"] = self.command
+        out["samples"] = {
+            "wall_s": list(self.times),
+            "user_s": [float(r["cpu_user_s"]) for r in self.records],
+            "sys_s": [float(r["cpu_sys_s"]) for r in self.records],
+            "peak_rss_bytes": list(self.memory),
+        }
+        out["records"] = list(self.records)  # only records that passed validation get here
+        return out
+
+
+def display_name(key: dict) -> str:
+    """`hashmap spawn [go go1.26.8] tasks=4000 items=1000 shape=burst`: size-like
+    params in catalogue order, the A/B label in the brackets."""
+    tag = " ".join(x for x in (key["build"], key["toolchain"], key.get("label")) if x)
+    params = " ".join(f"{k}={v}" for k, v in key["params"].items())
+    return f"{key['scenario']} {key['variant']} [{tag}] {params}".rstrip()
+
+
+def resolve_params(params: dict) -> dict:
+    cpus = os.cpu_count() or 1
+    return {k: (cpus if v == "cpus" else v) for k, v in params.items()}
+
+
+def make_jobs(specs: list[BenchSpec], builds: list[Built], workroot: Path, ab: bool) -> list[Job]:
+    jobs = []
+    for spec in specs:
+        for built in (b for b in builds if b.build == spec.build.name):
+            key = {"scenario": spec.scenario.name, "variant": spec.variant, "lang": spec.build.lang,
+                   "build": spec.build.name, "toolchain": built.toolchain, "params": resolve_params(spec.params)}
+            if ab:
+                key["label"] = built.label
+            workdir = workroot / f"{len(jobs):04d}"
+            # Path parameters (--dir, --db) point into this benchmark's own temp dir.
+            extra = {p.name: str(workdir / str(p.default)) for p in spec.scenario.params.values() if p.type == "path"}
+            command = spec.argv(built.path, extra)
+            prepare = [built.path, "setup", spec.scenario.name, *command[4:]] if spec.scenario.setup else None
+            jobs.append(Job(spec, built, key, key_id(key), command, prepare, workdir))
+    return jobs
+
+
+def groups(jobs: list[Job]) -> list[list[Job]]:
+    """Jobs that differ only in label or toolchain, in first-seen order."""
+    out: dict[tuple, list[Job]] = {}
+    for j in jobs:
+        k = (j.key["scenario"], j.key["variant"], j.key["build"], format_params(j.key["params"]))
+        out.setdefault(k, []).append(j)
+    return list(out.values())
+
+
+def _absorb(job: Job, inv: hyperfine.Invocation) -> None:
+    job.used_s += inv.elapsed_s
+    if inv.problem:
+        job.fail(inv.problem)
+        return
+    if any(c != 0 for c in inv.exit_codes):
+        job.fail(f"non-zero exit codes {inv.exit_codes}: {inv.stderr_tail}")
+        return
+    for i, output in enumerate(inv.outputs, start=len(job.records) + 1):
+        line = hyperfine.last_line(output)
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            job.fail(f"run {i}: the last stdout line is not a JSON record: {line[:160]!r}")
+            return
+        found = schema.problems(rec, "record")
+        if found:
+            job.fail(f"run {i}: the record does not match record.schema.json: {found[0]}")
+            return
+        for f in ("scenario", "variant", "lang", "build"):
+            if rec[f] != job.key[f]:
+                job.fail(f"run {i}: the record says {f}={rec[f]!r}, expected {job.key[f]!r}")
+                return
+        job.records.append(rec)
+    job.times += inv.times
+    job.memory += inv.memory
+
+
+def _finish(job: Job) -> None:
+    if job.status == "failed":
+        return
+    sums = sorted({r["checksum"] for r in job.records})
+    if len(sums) > 1:
+        job.fail(f"the checksum differs between runs: {', '.join(map(str, sums))}")
+        return
+    if not job.records or len(job.records) != len(job.times):
+        job.fail(f"{len(job.times)} measured runs but {len(job.records)} records")
+        return
+    for i, (hf, rec) in enumerate(zip(job.memory, job.records), start=1):
+        own = rec["peak_rss_bytes"]
+        if abs(hf - own) > max(MEM_TOLERANCE_REL * max(hf, own), MEM_TOLERANCE_ABS):
+            job.warnings.append(f"warning: run {i}: hyperfine measured a peak of {hf} bytes, "
+                                f"the program reported {own} bytes")
+            break
+    job.status = "ok"
+
+
+def run_group(group: list[Job], hf_path: str, preset: Preset, runs: int, timeout_s: float, env: dict) -> None:
+    for j in group:
+        j.workdir.mkdir(parents=True, exist_ok=True)
+    if len(group) == 1:
+        job = group[0]
+        inv = hyperfine.run(hf_path, job.command, runs=runs, warmup=preset.warmup, workdir=job.workdir,
+                            env=env, timeout_s=timeout_s, prepare=job.prepare)
+        _absorb(job, inv)
+    else:
+        for r in range(runs):
+            order = group if r % 2 == 0 else list(reversed(group))
+            for job in order:
+                if job.status == "failed":
+                    continue
+                left = timeout_s - job.used_s
+                if left <= 0:
+                    job.fail(f"timed out: {timeout_s:g} s (the preset's limit) used up after {r} of {runs} rounds")
+                    continue
+                inv = hyperfine.run(hf_path, job.command, runs=1, warmup=preset.warmup if r == 0 else 0,
+                                    workdir=job.workdir, env=env, timeout_s=left, prepare=job.prepare, tag=f"hf{r}")
+                _absorb(job, inv)
+    for j in group:
+        _finish(j)
+        shutil.rmtree(j.workdir, ignore_errors=True)  # setup data can be large
+
+
+def cross_check(jobs: list[Job]) -> None:
+    """Same scenario + key params (+ label) -> same checksum across languages, builds,
+    variants and toolchains (majority rule, see the module doc)."""
+    by: dict[tuple, list[Job]] = defaultdict(list)
+    for j in jobs:
+        if j.status == "ok":
+            by[(j.key.get("label"), j.key["scenario"], format_params(j.key["params"]))].append(j)
+    for members in by.values():
+        sums = Counter(j.records[0]["checksum"] for j in members)
+        if len(sums) < 2:
+            continue
+        (top, n), = sums.most_common(1)
+        majority = top if n * 2 > len(members) else None
+        for j in members:
+            mine = j.records[0]["checksum"]
+            if majority is not None and mine == majority:
+                continue
+            others = sorted({(o.key["build"], o.key["variant"], o.records[0]["checksum"]) for o in members
+                             if o.records[0]["checksum"] != mine})
+            b, v, c = others[0]
+            j.status, j.warnings = "failed", []
+            j.reason = (f"checksum mismatch: {j.key['build']} {j.key['variant']} gives {mine}, "
+                        f"{b} {v} gives {c} for the same scenario and params"
+                        + ("" if majority is not None else " (no majority: either side may be wrong)"))
+
+
+def skip(job: Job, reason: str) -> None:
+    job.status, job.reason = "skipped", reason
+
+
+def document(env: dict, jobs: list[Job]) -> dict:
+    return {"schema": RESULTS_SCHEMA, "env": env, "benchmarks": [j.to_json() for j in jobs]}
+
+
+def new_workroot() -> Path:
+    return Path(tempfile.mkdtemp(prefix="bench-run-"))

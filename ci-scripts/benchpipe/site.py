@@ -1,0 +1,263 @@
+"""The static site: gnuplot charts and HTML pages from the history, using the templates
+and assets in gh-pages/ (jinja2, autoescaped). Works from disk (file://) and on GitHub
+Pages: no fetch(), per-scenario data is a .js file assigning a global, loaded with a
+<script> tag when the page wants it.
+
+    render(history_dir, out_dir, ...) -> SiteReport
+
+Files written in out_dir: index.html, scenario-<name>.html, regressions.html,
+about.html, assets/, charts/ (svg, png), data/<scenario>.js, .cache/ (change points),
+.nojekyll. Nothing else in out_dir is touched (the history, dev/bench/data.js)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+import jinja2
+
+from benchpipe import ROOT, catalogue as catalogue_mod, charts as charts_mod, history as history_mod, trends
+from benchpipe.errors import BenchError
+from benchpipe.fsutil import atomic_write_text
+from benchpipe.results import family_id, format_params
+
+SITE_SOURCE = ROOT / "gh-pages"
+MANAGED_DIRS = ("assets", "charts", "data")
+
+
+@dataclass
+class SiteReport:
+    pages: list[str] = field(default_factory=list)
+    charts: dict = field(default_factory=dict)
+    timings: dict = field(default_factory=dict)
+    runs: int = 0
+    entries: int = 0
+
+
+# --------------------------------------------------------------------------- formatting
+
+def fmt_time(s) -> str:
+    if s is None:
+        return "–"
+    if s < 1e-3:
+        return f"{s * 1e6:.0f}µs"
+    if s < 1:
+        return f"{s * 1e3:.1f}ms" if s < 0.1 else f"{s:.3f}s"
+    return f"{s:.2f}s"
+
+
+def fmt_bytes(b) -> str:
+    if b is None:
+        return "–"
+    mib = b / 2**20
+    return f"{mib / 1024:.2f} GiB" if mib >= 1024 else f"{mib:.2f} MiB"
+
+
+def fmt_ratio(r) -> str:
+    """Rust relative to Go, as the seed tables show it: +1.6% means Rust took 1.6% more."""
+    return "–" if r is None else f"{(r - 1) * 100:+.1f}%"
+
+
+def fmt_size(v) -> str:
+    return f"{v:,}" if isinstance(v, int) else str(v)
+
+
+def _json_js(obj) -> str:
+    """JSON safe to embed in a script (no '</script>', no U+2028 surprises)."""
+    text = json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026") \
+        .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+
+
+def _env() -> jinja2.Environment:
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(SITE_SOURCE / "templates")),
+                             autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env.filters.update(time=fmt_time, bytes=fmt_bytes, ratio=fmt_ratio, size=fmt_size)
+    return env
+
+
+# --------------------------------------------------------------------------- page models
+
+def overview(model: trends.Model, cat) -> list[dict]:
+    """Per scenario and OS, like the seed tables: size | Rust time, memory | Go time,
+    memory | Diff (Rust relative to Go). Latest results, the headline toolchain per
+    language, Go variants paired with their Rust counterparts."""
+    out = []
+    for sc_name in [s for s in cat.scenarios if s in model.scenarios] + sorted(set(model.scenarios) - set(cat.scenarios)):
+        sc = cat.scenarios.get(sc_name)
+        size_param = sc.size if sc else "tasks"
+        info = model.scenarios[sc_name]
+        vary = trends.varying_params([e["key"] for e in model.latest.values() if e["key"]["scenario"] == sc_name],
+                                     size_param)
+        tables = []
+        for os_ in sorted(info["oses"]):
+            latest = {}
+            for (o, _kid), e in model.latest.items():
+                k = e["key"]
+                if o != os_ or k["scenario"] != sc_name or k["toolchain"] != model.headline.get((o, k["lang"])):
+                    continue
+                latest[(k["build"], k["variant"], trends.other_params(k, size_param, vary), k["params"].get(size_param))] = e
+            pairs = trends.pair_variants(info["variants"].get("go", ()), info["variants"].get("rust", ()))
+            if not info["variants"].get("go"):
+                pairs = [(None, v) for v in sorted(info["variants"].get("rust", ()))]
+            rows = []
+            for gv, rv in pairs:
+                combos = sorted({(o, s) for (b, v, o, s) in latest if v in (gv, rv)},
+                                key=lambda x: (x[0], x[1] if isinstance(x[1], (int, float)) else 0))
+                for other, size in combos:
+                    go = latest.get(("go", gv, other, size))
+                    rs = latest.get(("rust-system", rv, other, size))
+                    rm = latest.get(("rust-mimalloc", rv, other, size))
+                    if not (go or rs or rm):
+                        continue
+                    ratio = lambda a, b, f: (a[f]["median"] / b[f]["median"]) if a and b and b[f]["median"] > 0 else None
+                    rows.append({"size": size, "other": other, "go_variant": gv, "rust_variant": rv,
+                                 "go": go, "rs": rs, "rm": rm,
+                                 "diff_time": ratio(rs, go, "time_s"), "diff_mem": ratio(rs, go, "memory_bytes"),
+                                 "diff_time_mi": ratio(rm, go, "time_s"), "diff_mem_mi": ratio(rm, go, "memory_bytes")})
+            commits = sorted({(e["date"], e["commit"]) for e in latest.values()}, reverse=True)
+            tables.append({"os": os_, "rows": rows, "go_tc": model.headline.get((os_, "go")),
+                           "rust_tc": model.headline.get((os_, "rust")),
+                           "date": commits[0][0] if commits else "", "commit": commits[0][1] if commits else ""})
+        out.append({"name": sc_name, "title": sc.title if sc else sc_name, "size_param": size_param,
+                    "tables": tables, "oses": sorted(info["oses"])})
+    return out
+
+
+def scenario_data(model: trends.Model, sc_name: str, size_param: str) -> dict:
+    rows, trend_list = [], {}
+    for (os_, kid), e in sorted(model.latest.items()):
+        k = e["key"]
+        if k["scenario"] != sc_name:
+            continue
+        chart = trends.trend_chart_name(k, os_)
+        rows.append({
+            "id": kid, "os": os_, "lang": k["lang"], "build": k["build"], "toolchain": k["toolchain"],
+            "variant": k["variant"], "params": format_params(k["params"]), "size": k["params"].get(size_param),
+            "time": [e["time_s"]["median"], e["time_s"]["ci_low"], e["time_s"]["ci_high"]],
+            "mem": [e["memory_bytes"]["median"], e["memory_bytes"]["ci_low"], e["memory_bytes"]["ci_high"]],
+            "n": e["time_s"]["n"], "date": e["date"], "commit": e["commit"], "chart": f"charts/{chart}.svg",
+        })
+        t = trend_list.setdefault(chart, {"chart": f"charts/{chart}.svg", "os": os_, "family": family_id(k),
+                                          "build": k["build"], "lang": k["lang"], "variant": k["variant"],
+                                          "size": k["params"].get(size_param), "toolchains": [], "changepoints": 0})
+        if k["toolchain"] not in t["toolchains"]:
+            t["toolchains"].append(k["toolchain"])
+        s = model.series.get(f"{os_}|{kid}")
+        t["changepoints"] += len(s.changepoints) if s else 0
+    return {"scenario": sc_name, "size_param": size_param, "rows": rows, "trends": list(trend_list.values())}
+
+
+def machines(model: trends.Model) -> list[dict]:
+    seen = {}
+    for r in sorted(model.runs.values(), key=lambda r: r["date"]):
+        k = (r["os"], r["runner"], r["cpu_model"], r["cores"], r["memory_bytes"], r["arch"])
+        m = seen.setdefault(k, {"os": r["os"], "runner": r["runner"], "cpu_model": r["cpu_model"], "cores": r["cores"],
+                                "memory_bytes": r["memory_bytes"], "arch": r["arch"], "runs": 0, "hyperfine": set(),
+                                "presets": set(), "first": r["date"], "last": r["date"]})
+        m["runs"] += 1
+        m["hyperfine"].add(r["hyperfine"])
+        m["presets"].add(r["preset"])
+        m["last"] = r["date"]
+    return list(seen.values())
+
+
+# --------------------------------------------------------------------------- render
+
+def render(history_dir, out_dir, *, site_url: str = "", repo_url: str = "", jobs: int | None = None,
+           detect: bool = True, keep_chart_sources: Path | None = None, cp_options: dict | None = None) -> SiteReport:
+    t0 = time.perf_counter()
+    rep = SiteReport()
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    cat = catalogue_mod.load()
+    hist = history_mod.load(history_dir)
+    rep.runs, rep.entries = len(hist.runs), len(hist.entries)
+    rep.timings["load"] = time.perf_counter() - t0
+
+    t = time.perf_counter()
+    model = trends.build(hist, cat, detect=detect, cache_path=out / ".cache" / "changepoints.json", jobs=jobs,
+                         cp_options=cp_options)
+    rep.timings["model+changepoints"] = time.perf_counter() - t
+
+    t = time.perf_counter()
+    tmp_charts = out / ".charts-new"
+    shutil.rmtree(tmp_charts, ignore_errors=True)
+    tmp_charts.mkdir(parents=True)
+    png_os = "linux" if any("linux" in i["oses"] for i in model.scenarios.values()) else \
+        (sorted({o for i in model.scenarios.values() for o in i["oses"]}) or [None])[0]
+    rep.charts = charts_mod.make_all(model, cat, tmp_charts, jobs=jobs, png_os=png_os, keep_sources=keep_chart_sources)
+    _swap_dir(tmp_charts, out / "charts")
+    rep.timings["charts"] = time.perf_counter() - t
+
+    t = time.perf_counter()
+    env = _env()
+    generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    scen_overview = overview(model, cat)
+    chart_set = set(rep.charts["size"]) | set(rep.charts["toolchains"])
+    nav = [{"name": s["name"], "title": s["title"]} for s in scen_overview]
+    common = {"generated": generated, "site_url": site_url.rstrip("/"), "repo_url": repo_url.rstrip("/"),
+              "nav": nav, "runs": len(hist.runs), "latest_run": max(hist.runs.values(), key=lambda r: r["date"], default=None)}
+
+    tmp_data = out / ".data-new"
+    shutil.rmtree(tmp_data, ignore_errors=True)
+    tmp_data.mkdir(parents=True)
+    pages = {}
+    pages["index.html"] = env.get_template("index.html.j2").render(
+        page="index", scenarios=scen_overview, charts=chart_set, png_os=png_os,
+        png_exists=lambda name: (out / "charts" / f"{name}.png").exists(), **common)
+    for s in scen_overview:
+        data = scenario_data(model, s["name"], s["size_param"])
+        atomic_write_text(tmp_data / f"{s['name']}.js",
+                          "window.BENCH_DATA = window.BENCH_DATA || {};\n"
+                          f"window.BENCH_DATA[{_json_js(s['name'])}] = {_json_js(data)};\n")
+        info = model.scenarios[s["name"]]
+        sc = cat.scenarios.get(s["name"])
+        tc_charts = [c for c in rep.charts["toolchains"] if c.startswith(f"{s['name']}/")]
+        pages[f"scenario-{s['name']}.html"] = env.get_template("scenario.html.j2").render(
+            page="scenario", scenario=s, sc=sc, info={k: sorted(v) if isinstance(v, set) else v for k, v in info.items()},
+            toolchains=sorted({t for v in info["toolchains"].values() for t in v}, key=trends.version_tuple, reverse=True),
+            variants=sorted({v for vs in info["variants"].values() for v in vs}),
+            sizes=sorted(info["sizes"], key=lambda x: (isinstance(x, str), x)),
+            size_charts=[c for c in rep.charts["size"] if c.startswith(f"{s['name']}/")],
+            tc_charts=tc_charts, data_file=f"data/{s['name']}.js", **common)
+    pages["regressions.html"] = env.get_template("regressions.html.j2").render(
+        page="regressions", changes=model.regressions, **common)
+    pages["about.html"] = env.get_template("about.html.j2").render(
+        page="about", presets=cat.presets, builds=cat.builds, machines=machines(model), cp_options=cp_options or {},
+        toolchains=sorted({(r["os"], tc, v) for r in hist.runs.values() for tc, v in r["toolchains"].items()}), **common)
+    _swap_dir(tmp_data, out / "data")
+
+    tmp_assets = out / ".assets-new"
+    shutil.rmtree(tmp_assets, ignore_errors=True)
+    shutil.copytree(SITE_SOURCE / "static", tmp_assets)
+    _swap_dir(tmp_assets, out / "assets")
+    for old in out.glob("scenario-*.html"):
+        if old.name not in pages:
+            old.unlink()
+    for name, html in pages.items():
+        atomic_write_text(out / name, html)
+    atomic_write_text(out / ".nojekyll", "")
+    rep.pages = sorted(pages)
+    rep.timings["pages"] = time.perf_counter() - t
+    rep.timings["total"] = time.perf_counter() - t0
+    return rep
+
+
+def _swap_dir(new: Path, target: Path) -> None:
+    """Replace directory target by new with two renames (readers see old or new)."""
+    old = target.with_name(f".{target.name}-old")
+    shutil.rmtree(old, ignore_errors=True)
+    if target.exists():
+        target.rename(old)
+    new.rename(target)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def check_templates() -> None:
+    if not (SITE_SOURCE / "templates").is_dir():
+        raise BenchError(f"{SITE_SOURCE}/templates: the site's templates are missing")

@@ -1,0 +1,171 @@
+"""Two-sample statistics for A/B benchmark comparison (benchstat style).
+
+For one metric of one benchmark, `compare_samples(base, head)` returns the medians, the
+ratio of medians head/base with a bootstrap confidence interval, the p-value of a
+two-sided Mann-Whitney U test on the raw samples, and a verdict. The statistics are
+scipy's; this module only decides which test to call and what the result means.
+
+Decisions (documented in the report and the README):
+
+- Significance: Mann-Whitney U, two-sided (scipy.stats.mannwhitneyu). It makes no
+  normality assumption; benchmark times are skewed with outliers. When the samples
+  hold ties and the exact distribution is small enough (at most 9999 distinct
+  partitions, e.g. 5+5 or 7+7 runs), scipy's permutation method computes the exact
+  p-value with ties; otherwise scipy's own choice (exact without ties for small n,
+  normal approximation with tie correction for large n).
+- Effect size: ratio of medians head/base, > 1 means head is slower / uses more memory.
+  Interval: percentile bootstrap (scipy.stats.bootstrap, both samples resampled
+  independently) with a fixed seed, so a report is reproducible from its inputs.
+- Verdict: a change is flagged only when p < alpha AND the ratio is beyond the practical
+  threshold (ratio >= 1 + t: regression; ratio <= 1 / (1 + t): improvement).
+- n < 3 on either side: "too few samples", no verdict. Also when the sizes make
+  p < alpha impossible (the smallest two-sided p-value of the rank test is
+  2 / C(n_base + n_head, n_base): 5+5 runs are needed for alpha = 0.01).
+- Zero variance: both sides constant and equal: no change (p = 1, ratio 1). Both sides
+  constant but different (memory figures often are): the rank test still applies (the
+  samples are completely separated; the exact permutation p-value counts how unlikely
+  that is), the interval collapses to the ratio. We do not refuse the test: a constant
+  shift measured n times is evidence, and the practical threshold still applies.
+
+Defaults: alpha 0.01 and a practical threshold of 2 % for wall and CPU time, 3 % for
+peak memory. With the exact test, P(flag | no change) <= alpha (0.8 % at 5+5 runs)
+whatever the noise, so the false-alarm goal (<= 1 %) holds by construction and the
+threshold is free to be small; detection then depends on runs and noise. Simulated
+(lognormal noise, 200 trials each), detection of a 5 % slowdown at threshold 2 % / 3 %:
+5+5 runs: CV 1 %: 100 % / 100 %, CV 1.5 %: 83 % / 79 %, CV 2 %: 53 % / 53 %;
+10+10 runs: CV 2 %: 99 % / 94 %, CV 3 %: 70 % / 67 %; false alarms <= 1 % in all.
+2 % rather than 3 % buys power at 10 runs for no false alarms. A calibration file
+(calibration.py, `bench calibrate`) replaces the threshold by the smallest one at which
+this runner's own A/A comparisons stay under 1 % false alarms (never below 2 %).
+Peak memory is steadier than time, but allocators round up: 3 %.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import asdict, dataclass
+
+import numpy as np
+from scipy import stats as sps
+
+DEFAULT_ALPHA = 0.01
+DEFAULT_THRESHOLD = 0.02          # wall and CPU time (see "Defaults" above)
+DEFAULT_MEMORY_THRESHOLD = 0.03   # peak memory
+CONFIDENCE = 0.95
+BOOTSTRAP_RESAMPLES = 2000
+SEED = 20261122
+MIN_SAMPLES = 3
+EXACT_LIMIT = 9999                # partitions up to which the permutation p-value is exact
+
+REGRESSION = "regression"
+IMPROVEMENT = "improvement"
+NO_CHANGE = "no change"
+TOO_FEW = "too few samples"
+VERDICTS = (REGRESSION, IMPROVEMENT, NO_CHANGE, TOO_FEW)
+
+
+@dataclass(frozen=True)
+class SampleComparison:
+    """One metric of one benchmark, base against head. ratio = median(head) / median(base)."""
+
+    n_base: int
+    n_head: int
+    median_base: float | None
+    median_head: float | None
+    ratio: float | None
+    ci_low: float | None
+    ci_high: float | None
+    p_value: float | None
+    verdict: str
+    note: str = ""
+
+    @property
+    def flagged(self) -> bool:
+        return self.verdict in (REGRESSION, IMPROVEMENT)
+
+    def to_json(self) -> dict:
+        d = asdict(self)
+        return {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in d.items()}
+
+
+def min_p_value(n_base: int, n_head: int) -> float:
+    """The smallest two-sided p-value the rank test can give for these sizes (no ties)."""
+    return min(1.0, 2.0 / math.comb(n_base + n_head, n_base))
+
+
+def mann_whitney_p(base: np.ndarray, head: np.ndarray, seed: int = SEED) -> float:
+    """Two-sided Mann-Whitney U p-value (scipy), exact with ties when that is cheap."""
+    both = np.concatenate([base, head])
+    has_ties = len(np.unique(both)) < len(both)
+    method = "auto"
+    if has_ties and math.comb(len(both), len(base)) <= EXACT_LIMIT:
+        method = sps.PermutationMethod(n_resamples=EXACT_LIMIT, rng=np.random.default_rng(seed))
+    res = sps.mannwhitneyu(head, base, alternative="two-sided", method=method)
+    p = float(res.pvalue)
+    return 1.0 if not math.isfinite(p) else min(1.0, p)
+
+
+def _ratio_of_medians(base, head, axis=-1):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.median(head, axis=axis) / np.median(base, axis=axis)
+
+
+def ratio_interval(base: np.ndarray, head: np.ndarray, confidence: float = CONFIDENCE,
+                   seed: int = SEED) -> tuple[float, float]:
+    """Percentile bootstrap interval of median(head) / median(base) (scipy.stats.bootstrap)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = sps.bootstrap(
+            (base, head), _ratio_of_medians, vectorized=True, paired=False,
+            n_resamples=BOOTSTRAP_RESAMPLES, confidence_level=confidence,
+            method="percentile", rng=np.random.default_rng(seed),
+        )
+    lo, hi = float(res.confidence_interval.low), float(res.confidence_interval.high)
+    return lo, hi
+
+
+def _median(x: np.ndarray) -> float | None:
+    return float(np.median(x)) if len(x) else None
+
+
+def compare_samples(base, head, *, alpha: float = DEFAULT_ALPHA, threshold: float = DEFAULT_THRESHOLD,
+                    confidence: float = CONFIDENCE, seed: int = SEED) -> SampleComparison:
+    """Compare raw samples of one metric (smaller is better). See the module docstring."""
+    b = np.asarray(list(base), dtype=float)
+    h = np.asarray(list(head), dtype=float)
+    if not (np.all(np.isfinite(b)) and np.all(np.isfinite(h))):
+        raise ValueError("samples must be finite numbers")
+    mb, mh = _median(b), _median(h)
+    ratio = None
+    if mb is not None and mh is not None:
+        ratio = 1.0 if mb == mh else (mh / mb if mb > 0 else math.inf)
+    common = dict(n_base=len(b), n_head=len(h), median_base=mb, median_head=mh, ratio=ratio)
+
+    if len(b) < MIN_SAMPLES or len(h) < MIN_SAMPLES:
+        return SampleComparison(**common, ci_low=None, ci_high=None, p_value=None, verdict=TOO_FEW,
+                                note=f"needs at least {MIN_SAMPLES} runs per side")
+
+    # Zero variance on both sides and the same value: nothing changed, nothing to test.
+    if np.all(b == b[0]) and np.all(h == b[0]):
+        return SampleComparison(**common, ci_low=1.0, ci_high=1.0, p_value=1.0, verdict=NO_CHANGE,
+                                note="identical samples")
+
+    p = mann_whitney_p(b, h, seed)
+    if mb > 0:
+        lo, hi = ratio_interval(b, h, confidence, seed)
+    else:
+        lo = hi = None  # a zero base median has no ratio interval
+    common.update(ci_low=lo, ci_high=hi, p_value=p)
+
+    floor = min_p_value(len(b), len(h))
+    if floor >= alpha:
+        return SampleComparison(**common, verdict=TOO_FEW,
+                                note=f"{len(b)}+{len(h)} runs cannot reach p < {alpha:g} "
+                                     f"(smallest possible p = {floor:.3g})")
+    if p < alpha and ratio >= 1.0 + threshold:
+        return SampleComparison(**common, verdict=REGRESSION)
+    if p < alpha and ratio <= 1.0 / (1.0 + threshold):
+        return SampleComparison(**common, verdict=IMPROVEMENT)
+    note = f"significant but within {threshold:.1%}" if p < alpha else ""
+    return SampleComparison(**common, verdict=NO_CHANGE, note=note)

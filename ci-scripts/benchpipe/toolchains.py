@@ -1,0 +1,203 @@
+"""Building the programs once per toolchain, and the build manifest.
+
+Go: `GOTOOLCHAIN=<ver> go build -o <out> .` in <source>/go (`local` = the go on PATH;
+a named version is fetched by the go command itself, the standard way).
+Rust: `cargo +<tc> build --release --target-dir <per-toolchain dir>` in <source>/rust,
+after `rustup toolchain install <tc> --profile minimal` when <tc> is missing
+(`local` = the cargo on PATH with its default toolchain).
+
+Target dirs are kept between builds: cargo and go decide what is stale, we never wipe.
+The manifest (<out>/manifest.json) lists every program built: build name from the
+catalogue, lang, toolchain id as the program prints it (go1.26.8, rust1.95.0), the full
+version string, the absolute path, the label (head/base) and the source commit."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from benchpipe import fsutil, tools
+from benchpipe.catalogue import Catalogue
+from benchpipe.errors import BenchError, UsageError
+
+MANIFEST_SCHEMA = "gorust-bench.manifest/1"
+EXE = ".exe" if sys.platform == "win32" else ""
+_GO_RE = re.compile(r"^(local|go\d+\.\d+(\.\d+)?((rc|beta)\d+)?)$")
+_RUST_RE = re.compile(r"^(local|stable|beta|nightly(-\d{4}-\d{2}-\d{2})?|\d+\.\d+(\.\d+)?)$")
+
+
+@dataclass
+class Built:
+    build: str  # catalogue build name: go, rust-system, rust-mimalloc
+    lang: str
+    program: str  # gobench, rsbench, rsbench-mimalloc
+    toolchain: str  # the id the program prints: go1.26.8, rust1.95.0
+    request: str  # what was asked for: local, go1.26.8, stable, 1.90.0
+    version: str  # `go version` / `rustc --version`
+    path: str  # absolute path of the executable
+    label: str
+    commit: str
+
+
+def parse_list(text: str | None, lang: str) -> list[str]:
+    """`go1.26.8,local` -> ['go1.26.8', 'local']; a malformed name is a usage error."""
+    if not text:
+        return []
+    out = []
+    for name in (t.strip() for t in text.split(",")):
+        if not name:
+            continue
+        rx = _GO_RE if lang == "go" else _RUST_RE
+        if not rx.match(name):
+            example = "go1.26.8 or local" if lang == "go" else "stable, beta, nightly, 1.90.0 or local"
+            raise UsageError(f"unknown {lang} toolchain {name!r} (expected e.g. {example})")
+        if name not in out:
+            out.append(name)
+    return out
+
+
+def git_commit(source: Path) -> str:
+    try:
+        out = subprocess.run(["git", "-C", str(source), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return out.stdout.strip() if out.returncode == 0 and out.stdout.strip() else "unknown"
+
+
+def _env(extra: dict | None = None) -> dict:
+    env = {**os.environ, "PATH": tools.path_with_extras()}
+    env.update(extra or {})
+    return env
+
+
+def _run(argv: list[str], cwd: Path, env: dict, what: str, quiet: bool) -> str:
+    """Run a build step; on failure a one-line error with the tail of its output."""
+    if not quiet:
+        print(f"build: {' '.join(argv)}  (in {cwd})", file=sys.stderr, flush=True)
+    try:
+        out = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True)
+    except OSError as err:
+        raise BenchError(f"{what}: cannot run {argv[0]}: {err}") from None
+    if out.returncode != 0:
+        tail = " | ".join(line.strip() for line in (out.stderr or out.stdout).strip().splitlines()[-4:])
+        raise BenchError(f"{what} failed (exit {out.returncode}): {tail}")
+    return out.stdout
+
+
+def program_toolchain(path: str) -> str:
+    """The toolchain id the program reports in `list` (it goes into every record)."""
+    try:
+        out = subprocess.run([path, "list"], capture_output=True, text=True, timeout=60)
+        return json.loads(out.stdout.strip().splitlines()[-1])["toolchain"]
+    except (OSError, subprocess.SubprocessError, ValueError, KeyError, IndexError, TypeError) as err:
+        raise BenchError(f"{path} list: no usable listing ({err})") from None
+
+
+def build_go(cat: Catalogue, source: Path, request: str, out_dir: Path, label: str, quiet=False) -> list[Built]:
+    go = tools.require("go")
+    src = source / "go"
+    if not (src / "go.mod").is_file():
+        raise BenchError(f"{src}: no Go program here (go.mod missing)")
+    env = _env({"GOTOOLCHAIN": "local" if request == "local" else request})
+    dest = (out_dir / label / request).resolve()
+    dest.mkdir(parents=True, exist_ok=True)
+    what = f"go build ({request})"
+    version = _run([go, "version"], src, env, f"go version ({request})", True).strip()
+    builds = [b for b in cat.builds.values() if b.lang == "go"]
+    out = []
+    for b in builds:
+        exe = dest / (b.program + EXE)
+        _run([go, "build", "-trimpath", "-o", str(exe), "."], src, env, what, quiet)
+        out.append(Built(b.name, "go", b.program, program_toolchain(str(exe)), request, version, str(exe), label, git_commit(source)))
+    return out
+
+
+def _rustup_toolchains(rustup: str) -> list[str]:
+    out = subprocess.run([rustup, "toolchain", "list"], capture_output=True, text=True)
+    return [line.split()[0] for line in out.stdout.splitlines() if line.strip()]
+
+
+def ensure_rust_toolchain(request: str, quiet=False) -> None:
+    if request == "local":
+        return
+    rustup = tools.which("rustup")
+    if not rustup:
+        raise BenchError(f"rust toolchain {request}: rustup not found (install it: https://rustup.rs)")
+    have = _rustup_toolchains(rustup)
+    if any(t == request or t.startswith(request + "-") for t in have):
+        return
+    if not quiet:
+        print(f"build: rustup toolchain install {request} --profile minimal", file=sys.stderr, flush=True)
+    res = subprocess.run([rustup, "toolchain", "install", request, "--profile", "minimal"], capture_output=True, text=True)
+    if res.returncode != 0:
+        tail = " | ".join(res.stderr.strip().splitlines()[-2:])
+        raise BenchError(f"rustup toolchain install {request} failed: {tail}")
+
+
+def build_rust(cat: Catalogue, source: Path, request: str, out_dir: Path, label: str, quiet=False) -> list[Built]:
+    cargo = tools.require("cargo")
+    src = source / "rust"
+    if not (src / "Cargo.toml").is_file():
+        raise BenchError(f"{src}: no Rust program here (Cargo.toml missing)")
+    ensure_rust_toolchain(request, quiet)
+    plus = [] if request == "local" else [f"+{request}"]
+    env = _env()
+    env.pop("RUSTUP_TOOLCHAIN", None)  # `+tc` must win
+    rustc = tools.which("rustc") or "rustc"
+    version = _run([rustc, *plus, "--version"], src, env, f"rustc --version ({request})", True).strip()
+    # One target dir per label and toolchain: switching toolchains never invalidates
+    # another's cache, and nothing is rebuilt when the sources did not change.
+    target = (out_dir / label / request / "target").resolve()
+    _run([cargo, *plus, "build", "--release", "--locked", "--target-dir", str(target)], src, env,
+         f"cargo build ({request})", quiet)
+    out = []
+    for b in (b for b in cat.builds.values() if b.lang == "rust"):
+        exe = target / "release" / (b.program + EXE)
+        if not exe.is_file():
+            raise BenchError(f"cargo build ({request}) did not produce {exe}")
+        out.append(Built(b.name, "rust", b.program, program_toolchain(str(exe)), request, version, str(exe), label, git_commit(source)))
+    return out
+
+
+def build_all(cat: Catalogue, source: Path, out_dir: Path, go: list[str], rust: list[str], label: str, quiet=False) -> list[Built]:
+    source = Path(source).resolve()
+    if not source.is_dir():
+        raise UsageError(f"--source {source}: no such directory")
+    built = []
+    for req in go:
+        built += build_go(cat, source, req, out_dir, label, quiet)
+    for req in rust:
+        built += build_rust(cat, source, req, out_dir, label, quiet)
+    return built
+
+
+def write_manifest(out_dir: Path, built: list[Built]) -> Path:
+    """Merge into <out>/manifest.json (other labels' entries stay, same ones are replaced)."""
+    path = Path(out_dir) / "manifest.json"
+    old = []
+    if path.is_file():
+        try:
+            old = [Built(**b) for b in json.loads(path.read_text(encoding="utf-8"))["builds"]]
+        except (ValueError, KeyError, TypeError):
+            old = []
+    new_ids = {(b.build, b.request, b.label) for b in built}
+    merged = [b for b in old if (b.build, b.request, b.label) not in new_ids] + built
+    fsutil.atomic_write_json(path, {"schema": MANIFEST_SCHEMA, "builds": [asdict(b) for b in merged]})
+    return path
+
+
+def read_manifest(path: Path) -> list[Built]:
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+        if doc.get("schema") != MANIFEST_SCHEMA:
+            raise ValueError(f"schema is {doc.get('schema')!r}, expected {MANIFEST_SCHEMA!r}")
+        return [Built(**b) for b in doc["builds"]]
+    except FileNotFoundError:
+        raise BenchError(f"{path}: no such manifest (run `bench build` first)") from None
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        raise BenchError(f"{path}: not a valid build manifest: {err}") from None

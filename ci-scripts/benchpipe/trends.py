@@ -1,0 +1,225 @@
+"""What the charts and the site show, computed from the history: series per benchmark
+and OS, the latest result per key, the headline toolchain per language, Go-vs-Rust
+pairs, and change points (through a small adapter over benchpipe.changepoints).
+
+Change points are found on the median wall time of each (benchmark, OS) series, in
+parallel processes, with a cache (keyed by the series' content) kept beside the site,
+so re-rendering an unchanged history detects nothing again."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from benchpipe.fsutil import atomic_write_json
+from benchpipe.results import family_id, format_params
+
+LANGS = ("go", "rust")
+
+
+# --------------------------------------------------------------------------- change-point adapter
+
+WINDOW = 120  # nightly re-analysis looks at this many newest points; older change points are kept
+
+
+def _detect_one(args) -> list[dict]:
+    """detect(values) -> change points as dicts (index, ratio, direction, before/after
+    medians, commit, previous_commit). The adapter over benchpipe.changepoints.detect
+    (E-Divisive means); empty if that stage is missing. `start` > 0 analyses only
+    points[start:] (indices shifted back to the whole series)."""
+    commits, dates, values, options, start = args
+    try:
+        from benchpipe import changepoints
+    except ImportError:  # the stage is optional: without it the site shows no change points
+        return []
+    points = [changepoints.Point(c, d, v) for c, d, v in zip(commits[start:], dates[start:], values[start:])]
+    out = []
+    for cp in changepoints.detect(points, **options):
+        d = cp.to_json()
+        d["index"] += start
+        out.append(d)
+    return out
+
+
+def _hash(obj) -> str:
+    return hashlib.sha256(json.dumps(obj, sort_keys=True).encode()).hexdigest()[:24]
+
+
+def detect_all(series: dict[str, tuple[list, list, list]], cache_path: Path | None, jobs: int | None = None,
+               options: dict | None = None, window: int = WINDOW) -> dict[str, list[dict]]:
+    """Change points of many series {sid: (commits, dates, values)}, in parallel, cached.
+
+    The cache (a JSON file beside the site, committed with it) remembers per series what
+    was analysed. An unchanged series is not analysed again. A series that only grew
+    (the history is append-only: the normal nightly case) keeps its change points older
+    than the newest `window` points and re-analyses only from the later of its last kept
+    change point and the start of that window: O(window^2) instead of O(n^2) per night."""
+    options = options or {}
+    cache = {}
+    if cache_path and cache_path.exists():
+        try:
+            cache = json.loads(cache_path.read_text(encoding="utf-8"))
+            if cache.get("options") != options or cache.get("window") != window:
+                cache = {}
+        except (OSError, json.JSONDecodeError, AttributeError):
+            cache = {}
+    known = cache.get("series", {})
+    out, todo, frozen = {}, [], {}
+    for sid, (commits, dates, values) in series.items():
+        n = len(values)
+        full = _hash([commits, dates, values])
+        c = known.get(sid)
+        if c and c["n"] == n and c["hash"] == full:
+            out[sid] = c["cps"]
+            continue
+        start = 0
+        if c and c["n"] < n and n > window and c["hash"] == _hash([commits[:c["n"]], dates[:c["n"]], values[:c["n"]]]):
+            keep = [cp for cp in c["cps"] if cp["index"] < n - window]
+            start = max(keep[-1]["index"] if keep else 0, n - window)
+            frozen[sid] = keep
+        todo.append((sid, (commits, dates, values, options, start)))
+    if todo:
+        jobs = jobs or os.cpu_count() or 1
+        if jobs > 1 and len(todo) > 8:
+            with ProcessPoolExecutor(max_workers=jobs) as pool:
+                found = list(pool.map(_detect_one, [t[1] for t in todo], chunksize=max(1, len(todo) // (jobs * 4))))
+        else:
+            found = [_detect_one(t[1]) for t in todo]
+        for (sid, _), cps in zip(todo, found):
+            out[sid] = frozen.get(sid, []) + cps
+    if cache_path is not None:
+        doc = {"options": options, "window": window, "series": {
+            sid: {"n": len(v), "hash": _hash([c, d, v]), "cps": out[sid]} for sid, (c, d, v) in series.items()}}
+        atomic_write_json(cache_path, doc, indent=None)
+    return out
+
+
+# --------------------------------------------------------------------------- model
+
+def version_tuple(toolchain: str) -> tuple:
+    nums = tuple(int(x) for x in re.findall(r"\d+", toolchain.split("-")[0]))
+    stable = 0 if "-" in toolchain else 1
+    return (stable, nums, toolchain)
+
+
+def headline_toolchain(toolchains) -> str:
+    """The toolchain a language is shown with by default: the newest release (prereleases
+    such as beta/nightly only when nothing else exists)."""
+    return max(toolchains, key=version_tuple)
+
+
+def slug(text: str) -> str:
+    s = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:60]
+    return f"{s}-{hashlib.sha1(text.encode()).hexdigest()[:8]}"
+
+
+@dataclass
+class Series:
+    """One benchmark (key without label) on one OS, over time."""
+    sid: str
+    os: str
+    key: dict
+    entries: list[dict] = field(default_factory=list)
+    changepoints: list[dict] = field(default_factory=list)
+
+
+@dataclass
+class Model:
+    scenarios: dict[str, dict]                     # scenario -> {oses, toolchains{lang:[..]}, variants, sizes, size_param}
+    series: dict[str, Series]                      # sid -> series
+    latest: dict[tuple[str, str], dict]            # (os, key id) -> latest entry
+    runs: dict[str, dict]
+    headline: dict[tuple[str, str], str]           # (os, lang) -> toolchain
+    regressions: list[dict]
+
+
+def build(hist, cat, detect: bool = True, cache_path: Path | None = None, jobs: int | None = None,
+          cp_options: dict | None = None) -> Model:
+    from benchpipe.results import key_id
+
+    series: dict[str, Series] = {}
+    latest: dict[tuple[str, str], dict] = {}
+    scen: dict[str, dict] = {}
+    toolchains_by_os: dict[tuple[str, str], set] = {}
+    for e in hist.entries:  # sorted by date
+        key = e["key"]
+        if key.get("label"):  # A/B sides are PR artefacts, not trends
+            continue
+        kid = e["id"]
+        sid = f"{e['os']}|{kid}"
+        s = series.get(sid)
+        if s is None:
+            s = series[sid] = Series(sid, e["os"], key)
+        s.entries.append(e)
+        latest[(e["os"], kid)] = e
+        sc = key["scenario"]
+        info = scen.setdefault(sc, {"oses": set(), "toolchains": {}, "variants": {}, "sizes": set(), "builds": set()})
+        info["oses"].add(e["os"])
+        info["toolchains"].setdefault(key["lang"], set()).add(key["toolchain"])
+        info["variants"].setdefault(key["lang"], set()).add(key["variant"])
+        info["builds"].add(key["build"])
+        size_param = cat.scenarios[sc].size if sc in cat.scenarios else None
+        if size_param and size_param in key["params"]:
+            info["sizes"].add(key["params"][size_param])
+        toolchains_by_os.setdefault((e["os"], key["lang"]), set()).add(key["toolchain"])
+    headline = {k: headline_toolchain(v) for k, v in toolchains_by_os.items()}
+    regressions = []
+    if detect:
+        inputs = {sid: ([x["commit"] for x in s.entries], [x["date"] for x in s.entries],
+                        [x["time_s"]["median"] for x in s.entries]) for sid, s in series.items()}
+        found = detect_all(inputs, cache_path, jobs, cp_options)
+        for sid, cps in found.items():
+            s = series[sid]
+            s.changepoints = cps
+            for cp in cps:
+                e = s.entries[cp["index"]]
+                regressions.append({
+                    "date": e["date"], "os": s.os, "scenario": s.key["scenario"], "id": key_id(s.key),
+                    "family": family_id(s.key), "toolchain": s.key["toolchain"], "lang": s.key["lang"],
+                    "commit": cp["commit"], "previous_commit": cp["previous_commit"], "ratio": cp["ratio"],
+                    "before": cp["before_median"], "after": cp["after_median"], "direction": cp["direction"],
+                    "run": e["run"], "message": hist.runs.get(e["run"], {}).get("commit_message", ""),
+                    "chart": trend_chart_name(s.key, s.os),
+                })
+        regressions.sort(key=lambda r: (r["date"], r["id"]), reverse=True)
+    return Model(scen, series, latest, hist.runs, headline, regressions)
+
+
+def trend_chart_name(key: dict, os_: str) -> str:
+    """One trend chart per benchmark family (toolchains together) and OS."""
+    return f"{key['scenario']}/trend-{os_}-{slug(family_id(key))}"
+
+
+def other_params(key: dict, size_param: str | None, vary: set | None = None) -> str:
+    """The key's parameters besides the size (only those in `vary`, when given)."""
+    return format_params({k: v for k, v in key["params"].items() if k != size_param and (vary is None or k in vary)})
+
+
+def varying_params(keys, size_param: str | None) -> set:
+    """The parameters (besides the size) whose values differ between these keys: the
+    ones worth naming in a legend or a table row."""
+    values: dict[str, set] = {}
+    for k in keys:
+        for name, v in k["params"].items():
+            values.setdefault(name, set()).add(str(v))
+    return {n for n, vs in values.items() if len(vs) > 1 and n != size_param}
+
+
+def pair_variants(go_variants, rust_variants) -> list[tuple[str, str]]:
+    """Go variant -> the Rust variant it is compared with on the overview: the same name,
+    else tokio, else the first Rust variant."""
+    rust = sorted(rust_variants)
+    out = []
+    for gv in sorted(go_variants):
+        if gv in rust_variants:
+            out.append((gv, gv))
+        elif "tokio" in rust_variants:
+            out.append((gv, "tokio"))
+        elif rust:
+            out.append((gv, rust[0]))
+    return out

@@ -1,0 +1,148 @@
+// Drives a generated site in headless Chromium (the system's /usr/bin/chromium, through
+// playwright-core): every page loads without console errors, its charts load with a
+// nonzero size, the scenario filters change what is shown, and data that looks like
+// HTML (<script>alert(1)</script>) is shown as text without any dialog firing.
+//
+//   node test.mjs SITE_DIR [--xss TEXT] [--screenshot FILE] [--timing-only] [--page NAME]
+//
+// Prints one JSON summary line on stdout; exit 0 when every check passed, 1 otherwise
+// (each failure on its own stderr line).
+import { chromium } from "playwright-core";
+import fs from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+
+const args = process.argv.slice(2);
+const opt = (name) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : undefined; };
+const siteDir = path.resolve(args[0] || "");
+const xss = opt("--xss");
+const screenshot = opt("--screenshot");
+const timingOnly = args.includes("--timing-only");
+const exe = process.env.CHROMIUM || "/usr/bin/chromium";
+
+const failures = [];
+const fail = (msg) => { failures.push(msg); console.error("FAIL " + msg); };
+if (!fs.existsSync(path.join(siteDir, "index.html"))) {
+  console.error(`no site at ${siteDir} (index.html missing)`);
+  process.exit(2);
+}
+
+const browser = await chromium.launch({
+  executablePath: exe,
+  headless: true,
+  args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+         "--disable-sync", "--no-first-run", "--allow-file-access-from-files"],
+});
+const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+const summary = { pages: {}, dialogs: 0 };
+
+async function open(name) {
+  const page = await context.newPage();
+  const errors = [];
+  page.on("console", (m) => { if (m.type() === "error") errors.push(`console: ${m.text()}`); });
+  page.on("pageerror", (e) => errors.push(`exception: ${e.message}`));
+  page.on("requestfailed", (r) => errors.push(`request failed: ${r.url()} (${r.failure()?.errorText})`));
+  page.on("dialog", async (d) => { summary.dialogs++; errors.push(`dialog fired: ${d.type()} ${d.message()}`); await d.dismiss(); });
+  const url = pathToFileURL(path.join(siteDir, name)).href;
+  const t0 = Date.now();
+  await page.goto(url, { waitUntil: "load" });
+  const wall = Date.now() - t0;
+  const nav = await page.evaluate(() => {
+    const e = performance.getEntriesByType("navigation")[0];
+    return e ? { domContentLoaded: e.domContentLoadedEventEnd, load: e.loadEventEnd } : null;
+  });
+  return { page, errors, wall, nav };
+}
+
+async function loadAllImages(page) {
+  // lazy images: make them eager, then wait for every one to finish
+  return await page.evaluate(async () => {
+    const imgs = Array.from(document.querySelectorAll("img")).filter((i) => !i.closest("[hidden]"));
+    imgs.forEach((i) => { i.loading = "eager"; });
+    await Promise.all(imgs.map((i) => i.complete ? null : new Promise((r) => { i.onload = r; i.onerror = r; setTimeout(r, 10000); })));
+    return imgs.map((i) => ({ src: i.getAttribute("src"), w: i.naturalWidth, h: i.naturalHeight }));
+  });
+}
+
+async function visibleRows(page) {
+  return await page.evaluate(() => Array.from(document.querySelectorAll("#latest tbody tr[data-os]"))
+    .filter((r) => !r.hidden).map((r) => ({ os: r.dataset.os, variant: r.dataset.variant, toolchain: r.dataset.toolchain })));
+}
+
+const names = fs.readdirSync(siteDir).filter((n) => n.endsWith(".html")).sort();
+for (const need of ["index.html", "regressions.html", "about.html"]) {
+  if (!names.includes(need)) fail(`${need}: missing`);
+}
+if (!names.some((n) => n.startsWith("scenario-"))) fail("no scenario page");
+
+const only = opt("--page");
+for (const name of (timingOnly ? ["index.html"] : (only ? [only] : names))) {
+  const { page, errors, wall, nav } = await open(name);
+  const info = { wall_ms: wall, nav };
+  summary.pages[name] = info;
+  if (timingOnly) {
+    if (screenshot) await page.screenshot({ path: screenshot, fullPage: false });
+    await page.close();
+    continue;
+  }
+  if (name.startsWith("scenario-")) {
+    await page.waitForFunction(() => !document.querySelector("#latest tbody tr.loading"), null, { timeout: 15000 })
+      .catch(() => fail(`${name}: the results table never loaded its data`));
+    const rows = await visibleRows(page);
+    info.rows = rows.length;
+    if (rows.length === 0) fail(`${name}: the results table is empty`);
+    // a filter changes what is shown
+    const options = await page.evaluate(() => Array.from(document.querySelectorAll("#filters select")).map((s) => ({
+      id: s.id, values: Array.from(s.options).map((o) => o.value).filter((v) => v) })));
+    let changed = false;
+    for (const o of options) {
+      for (const v of o.values) {
+        await page.selectOption(`#${o.id}`, v);
+        const now = await visibleRows(page);
+        const key = o.id.replace("f-", "");
+        if (key !== "size" && now.some((r) => key === "toolchain" ? r.toolchain !== v : r[key] !== v)) {
+          fail(`${name}: filter ${key}=${v} shows rows of another ${key}`);
+        }
+        const hiddenCharts = await page.evaluate(() => document.querySelectorAll("figure.chart[hidden]").length);
+        if (now.length > 0 && now.length < rows.length) changed = true;
+        if (key === "os" && options.find((x) => x.id === "f-os").values.length > 1 && hiddenCharts === 0) {
+          fail(`${name}: filter os=${v} hides no chart`);
+        }
+        await page.selectOption(`#${o.id}`, "");
+        if (changed) break;
+      }
+      if (changed) break;
+    }
+    info.filter_changed = changed;
+    if (!changed && rows.length > 1) fail(`${name}: no filter changed the rows shown`);
+    const count = await page.textContent("#shown-count");
+    if (!/\d+ of \d+ benchmarks shown/.test(count || "")) fail(`${name}: no 'N of M shown' count (${count})`);
+  }
+  const imgs = await loadAllImages(page);
+  info.images = imgs.length;
+  for (const i of imgs) if (!(i.w > 0 && i.h > 0)) fail(`${name}: image ${i.src} did not load (size ${i.w}x${i.h})`);
+  if (name.startsWith("scenario-") && !imgs.some((i) => /\/size-/.test(i.src))) fail(`${name}: no size chart`);
+  if (name.startsWith("scenario-") && !imgs.some((i) => /\/trend-/.test(i.src))) fail(`${name}: no trend chart`);
+  if (name === "index.html" && imgs.length === 0) fail(`index.html: no chart`);
+  if (xss) {
+    const text = await page.evaluate(() => document.body.innerText);
+    const scripts = await page.evaluate(() => Array.from(document.scripts).map((s) => s.src || s.textContent));
+    if (scripts.some((s) => s.includes("alert("))) fail(`${name}: an injected script element exists`);
+    info.xss_text = text.includes(xss);
+  }
+  for (const e of errors) fail(`${name}: ${e}`);
+  if (screenshot && name === (only || "index.html")) {
+    await page.screenshot({ path: screenshot, fullPage: false });
+  }
+  await page.close();
+}
+if (xss && !timingOnly) {
+  const shown = Object.entries(summary.pages).filter(([, v]) => v.xss_text).map(([k]) => k);
+  summary.xss_shown_on = shown;
+  if (shown.length === 0) fail(`the text ${xss} is shown on no page (it should be, as text)`);
+}
+if (summary.dialogs) fail(`${summary.dialogs} dialog(s) fired`);
+await browser.close();
+summary.failures = failures.length;
+console.log(JSON.stringify(summary));
+process.exit(failures.length ? 1 : 0);

@@ -1,0 +1,88 @@
+"""Valid results documents (Contract 2) with chosen samples, for the compare tests."""
+
+from __future__ import annotations
+
+from benchpipe.results import key_id
+
+PROGRAM = {"go": "gobench", "rust-system": "rsbench", "rust-mimalloc": "rsbench-mimalloc"}
+
+
+def key(scenario="cpu", variant="goroutines", build="go", toolchain="go1.26.8", label=None, **params) -> dict:
+    k = {"scenario": scenario, "variant": variant, "lang": "go" if build == "go" else "rust", "build": build,
+         "toolchain": toolchain, "params": params or {"tasks": 16}}
+    if label:
+        k["label"] = label
+    return k
+
+
+def bench(k: dict, wall=(1.0, 1.01, 0.99, 1.0, 1.02), rss=None, status="ok", reason=None, user=None) -> dict:
+    wall = list(wall)
+    user = list(user) if user is not None else [0.1] * len(wall)
+    rss = list(rss) if rss is not None else [10_000_000] * len(wall)
+    rec = {"schema": "gorust-bench.record/1", "lang": k["lang"], "program": PROGRAM[k["build"]], "build": k["build"],
+           "toolchain": k["toolchain"], "scenario": k["scenario"], "variant": k["variant"], "params": k["params"],
+           "checksum": 1, "elapsed_s": 0.5, "latency_us": None, "peak_rss_bytes": 1, "cpu_user_s": 0.1,
+           "cpu_sys_s": 0.0, "runtime": {"os": "linux", "arch": "x86_64", "num_cpu": 2}, "metrics": {}}
+    b = {"id": key_id(k), "key": k, "status": status,
+         "samples": {"wall_s": wall if status == "ok" else [], "user_s": user if status == "ok" else [],
+                     "sys_s": [0.0] * len(wall) if status == "ok" else [],
+                     "peak_rss_bytes": rss if status == "ok" else []},
+         "records": [rec] * len(wall) if status == "ok" else []}
+    if status != "ok":
+        b["reason"] = reason or "boom"
+    return b
+
+
+def doc(benches: list, commit="a" * 40, timestamp="2026-11-22T02:00:00Z", labels=None) -> dict:
+    env = {"os": "linux", "arch": "x86_64", "cpu_model": "Test CPU", "cores": 2, "memory_bytes": 1 << 30,
+           "runner": "test-runner", "commit": commit, "branch": "main", "timestamp": timestamp, "preset": "smoke",
+           "toolchains": {}, "hyperfine": "1.20.0"}
+    if labels:
+        env["labels"] = labels
+    return {"schema": "gorust-bench.results/1", "env": env, "benchmarks": benches}
+
+
+# ---------------------------------------------------------------- real program runs
+
+import functools
+import json
+import subprocess
+from pathlib import Path
+
+
+@functools.lru_cache(maxsize=None)
+def built_gobench(out_dir: str) -> str | None:
+    """Build gobench once per test session (None when Go is not installed)."""
+    from benchpipe import ROOT, catalogue, toolchains, tools
+    if not tools.which("go"):
+        return None
+    (built,) = toolchains.build_go(catalogue.load(), ROOT, "local", Path(out_dir), "head", quiet=True)
+    toolchains.write_manifest(Path(out_dir), [built])
+    return built.path
+
+
+def record_of(argv: list[str], cwd: Path) -> dict:
+    out = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, check=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def measured_docs(program: str, specs, factor: float, runs: int, work: Path) -> tuple[dict, dict, dict]:
+    """Real runs through hyperfine, interleaved (calibration.measure_interleaved): results
+    documents for A, A again, and A with its workload scaled by factor."""
+    from benchpipe import calibration, tools
+    hf = tools.require("hyperfine")
+    sides = ([], [], [])
+    for spec in specs:
+        scaled = calibration.scale_spec(spec, factor)
+        a, b = spec.argv(program), scaled.argv(program)
+        got = calibration.measure_interleaved(hf, a, b, runs, None, work, 120)
+        for side, samples, argv in zip(sides, got, (a, a, b)):
+            rec = record_of(argv, work)
+            k = {"scenario": rec["scenario"], "variant": rec["variant"], "lang": rec["lang"], "build": rec["build"],
+                 "toolchain": rec["toolchain"],
+                 "params": {n: rec["params"][n] for n in spec.params}}
+            side.append({"id": key_id(k), "key": k, "status": "ok", "command": argv,
+                         "samples": {"wall_s": samples.wall_s, "user_s": samples.cpu_s,
+                                     "sys_s": [0.0] * runs, "peak_rss_bytes": samples.peak_rss_bytes},
+                         "records": [rec] * runs})
+    return tuple(doc(s) for s in sides)

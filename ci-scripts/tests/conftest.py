@@ -1,0 +1,67 @@
+"""Shared fixtures: the real programs built once per session through the pipeline's
+own build code, a MySQL DSN (BENCH_MYSQL_DSN, or one throwaway server for the session),
+and a helper that runs `ci-scripts/bench` as a user would.
+
+The build folder persists (default .bench/test-build, git-ignored; BENCH_TEST_BUILD_DIR
+overrides) so cargo's and go's caches make every session after the first one fast; it
+is separate from .bench/build so tests never disturb a developer's builds."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+CI_SCRIPTS = Path(__file__).resolve().parent.parent
+ROOT = CI_SCRIPTS.parent
+sys.path.insert(0, str(CI_SCRIPTS))
+
+from benchpipe import catalogue, mysqlserver, toolchains  # noqa: E402
+from benchpipe.errors import BenchError  # noqa: E402
+
+BENCH = CI_SCRIPTS / "bench"
+
+
+def run_bench(*args, env=None, timeout=900, **kw) -> subprocess.CompletedProcess:
+    full_env = {**os.environ, **(env or {})}
+    full_env.pop("GITHUB_STEP_SUMMARY", None)  # never append test output to a CI job summary
+    return subprocess.run(["bash", str(BENCH), *map(str, args)], capture_output=True, text=True,
+                          env=full_env, timeout=timeout, **kw)
+
+
+@pytest.fixture(scope="session")
+def cat():
+    return catalogue.load()
+
+
+@pytest.fixture(scope="session")
+def build_dir() -> Path:
+    return Path(os.environ.get("BENCH_TEST_BUILD_DIR", ROOT / ".bench" / "test-build")).resolve()
+
+
+@pytest.fixture(scope="session")
+def programs(cat, build_dir) -> dict[str, toolchains.Built]:
+    """build name (go, rust-system, rust-mimalloc) -> the real program, built with the
+    local toolchains exactly as `bench build --go local --rust local` does."""
+    try:
+        built = toolchains.build_all(cat, ROOT, build_dir, ["local"], ["local"], "head", quiet=True)
+    except BenchError as err:
+        pytest.fail(f"building the programs failed: {err}")
+    toolchains.write_manifest(build_dir, built)
+    return {b.build: b for b in built}
+
+
+@pytest.fixture(scope="session")
+def mysql_dsn():
+    """A DSN for the mysql scenario; skipped when no server can be had, unless
+    BENCH_REQUIRE_MYSQL=1 (CI), where that is a failure."""
+    try:
+        with mysqlserver.server() as dsn:
+            yield dsn
+    except BenchError as err:
+        if os.environ.get("BENCH_REQUIRE_MYSQL") == "1":
+            pytest.fail(f"no MySQL server: {err}")
+        pytest.skip(f"no MySQL server: {err}")

@@ -1,0 +1,36 @@
+"""Shared by the site and publish tests: a small history with two OSes, two toolchains
+per language, a level shift (change points) and hostile strings in a benchmark name and
+a commit message."""
+
+from __future__ import annotations
+
+import copy
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from benchpipe import history, synthetic
+from factories import make_results
+
+XSS = "<script>alert(1)</script>"
+
+
+def site_keys() -> list[dict]:
+    keys = synthetic.keys_for("smoke", scenarios=["sleep", "cpu"],
+                              toolchains={"go": ("go1.25.9", "go1.26.8"), "rust": ("rust1.94.1", "rust1.95.0")})
+    bad = copy.deepcopy(next(k for k in keys if k["scenario"] == "sleep" and k["build"] == "go"))
+    bad["variant"] = f"x{XSS}"
+    return keys + [bad]
+
+
+def make_history(tmp: Path, days: int = 10, oses=("linux", "windows")) -> Path:
+    keys = site_keys()
+    files = []
+    for i in range(days):
+        for j, os_ in enumerate(oses):
+            msg = f"fix {XSS} & more" if i == days - 1 else f"change {i}"
+            files.append(make_results(
+                tmp / "results" / f"r{i:03d}-{os_}.json", i * 10 + j, keys=keys, os_=os_, message=msg,
+                timestamp=datetime(2026, 3, 1, tzinfo=timezone.utc) + timedelta(days=i, minutes=j),
+                factor=lambda k, i=i: 1.3 if (i >= days // 2 and k["build"] == "rust-system") else 1.0))
+    history.add_files(tmp / "history", files)
+    return tmp / "history"

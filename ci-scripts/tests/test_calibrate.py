@@ -1,0 +1,147 @@
+"""Calibration: workload scaling (also for `run --scale`), the judging of A/A and A/B
+rounds, calibration.json, and `bench calibrate` on the real Go program (tiny settings)."""
+
+import json
+
+import numpy as np
+import pytest
+
+from benchpipe import calibration, catalogue, cli, stats
+from benchpipe.calibration import Samples
+from benchpipe.errors import BenchError
+from compare_helpers import built_gobench, key
+
+
+@pytest.fixture(scope="module")
+def cat():
+    return catalogue.load()
+
+
+def spec_of(cat, scenario, **params):
+    return next(s for s in cat.benchmarks("quick", scenarios=[scenario], langs=["go"])
+                if all(s.params[k] == v for k, v in params.items()))
+
+
+def test_scale_specs_scales_the_size_parameter_only(cat):
+    specs = cat.benchmarks("quick", scenarios=["cpu", "fanout"], langs=["go"])
+    scaled = calibration.scale_specs(specs, 1.5)
+    for s, t in zip(specs, scaled):
+        size = s.scenario.size
+        assert t.params[size] == round(s.params[size] * 1.5)
+        assert {k: v for k, v in t.params.items() if k != size} == {k: v for k, v in s.params.items() if k != size}
+        assert (t.scenario, t.variant, t.build) == (s.scenario, s.variant, s.build)
+    assert specs[0].params != scaled[0].params  # the originals are untouched (pure function)
+    assert calibration.scale_specs(specs, 1.5)[0].params == scaled[0].params
+
+
+def test_scaling_rounds_and_respects_min(cat):
+    cpu = spec_of(cat, "cpu", threads=1)                      # tasks = 16
+    assert cpu.params["tasks"] == 16
+    up = calibration.scale_spec(cpu, 1.05)
+    assert up.params["tasks"] == 17
+    assert calibration.effective_factor(cpu, up) == pytest.approx(17 / 16)
+    assert calibration.scale_spec(cpu, 0.001).params["tasks"] == 1   # min = 1
+    with pytest.raises(BenchError):
+        calibration.scale_specs([cpu], 0)
+    with pytest.raises(BenchError):
+        calibration.scale_specs([cpu], float("nan"))
+
+
+def test_scale_key(cat):
+    k = key(scenario="fanout", variant="channels", values=1000000)
+    assert calibration.scale_key(k, 1.05, cat)["params"] == {"values": 1050000}
+    assert k["params"] == {"values": 1000000}
+    odd = key(scenario="not-in-catalogue", tasks=3)
+    assert calibration.scale_key(odd, 2, cat) == odd
+
+
+def _rounds(rng, factor, n_rounds=40, runs=5, sigma=0.01):
+    def draw(level):
+        wall = list(level * np.exp(rng.normal(0, sigma, runs)))
+        return Samples(wall, [10_000_000] * runs, [w / 2 for w in wall])
+    return [(draw(1.0), draw(1.0), draw(factor)) for _ in range(n_rounds)]
+
+
+def test_family_result_counts_false_alarms_and_detections(cat):
+    rng = np.random.default_rng(20)
+    spec = spec_of(cat, "cpu", threads=1)
+    fam = calibration.family_result(spec, 1.10, _rounds(rng, 1.10), alpha=0.01, threshold=0.03)
+    assert fam["aa"]["comparisons"] == fam["ab"]["comparisons"] == 40
+    assert fam["aa"]["flagged"] == 0
+    assert fam["ab"]["flagged"] >= 38          # a 10 % change in 1 % noise
+    assert fam["robust_cv"] == pytest.approx(0.01, rel=0.3)
+    assert fam["aa_cpu"]["flagged"] == 0 and fam["ab_cpu"]["flagged"] == fam["ab"]["flagged"]
+    undetectable = calibration.family_result(spec, 1.01, _rounds(rng, 1.01), alpha=0.01, threshold=0.03)
+    assert undetectable["ab"]["flagged"] == 0   # below the practical threshold
+    doc = calibration.document("quick", 5, 40, 1.10, 0.01, 0.03, [fam, undetectable])
+    s = doc["summary"]
+    assert s["aa_comparisons"] == 80 and s["false_alarm_rate"] == 0
+    assert s["detection_rate"] == pytest.approx((fam["ab"]["flagged"] + 0) / 80)
+    assert 0.01 <= s["recommended"]["threshold"] <= 0.1
+    assert s["aa_noise_p99"] < 0.03
+    assert s["cpu"]["false_alarms"]["comparisons"] == 80 and s["cpu"]["false_alarms"]["rate"] == 0
+
+
+def test_load_rejects_other_files(tmp_path):
+    p = tmp_path / "c.json"
+    p.write_text("{}")
+    with pytest.raises(BenchError, match="not a calibration file"):
+        calibration.load(p)
+    p.write_text("nope")
+    with pytest.raises(BenchError, match=str(p)):
+        calibration.load(p)
+    with pytest.raises(BenchError, match="no such"):
+        calibration.load(tmp_path / "missing.json")
+
+
+def test_calibrate_command_on_the_real_program(tmp_path, tmp_path_factory):
+    """A tiny real calibration: 2 repeats x 3 runs of one cheap family; checks the
+    document, not the rates (too few rounds to mean anything)."""
+    build_dir = tmp_path_factory.getbasetemp() / "gobuild"
+    if not built_gobench(str(build_dir)):
+        pytest.skip("go is not installed")
+    out = tmp_path / "calibration.json"
+    rc = cli.main(["calibrate", "--preset", "smoke", "--scenario", "cpu", "--lang", "go", "--per-scenario", "1",
+                   "--repeats", "2", "--runs", "3", "--factor", "1.5", "--builds", str(build_dir), "--out", str(out)])
+    assert rc == 0
+    doc = calibration.load(out)
+    assert doc["runs"] == 3 and doc["repeats"] == 2 and doc["factor"] == 1.5
+    (fam,) = doc["families"]
+    assert fam["scenario"] == "cpu" and fam["effective_factor"] == 1.5
+    assert fam["aa"]["comparisons"] == fam["ab"]["comparisons"] == 2
+    assert len(fam["aa"]["ratios"]) == 2 and fam["median_wall_s"] > 0
+    # 3+3 runs cannot reach p < 0.01: every comparison is "too few samples", never a flag
+    assert fam["aa"]["flagged"] == 0 and fam["ab"]["flagged"] == 0
+    assert json.loads(out.read_text())["summary"]["aa_comparisons"] == 2
+
+
+def test_calibrate_usage_errors(tmp_path):
+    assert cli.main(["calibrate", "--repeats", "0", "--out", str(tmp_path / "c.json")]) == 2
+    assert cli.main(["calibrate", "--factor", "1", "--out", str(tmp_path / "c.json")]) == 2
+    assert cli.main(["calibrate", "--runs", "2", "--out", str(tmp_path / "c.json")]) == 2
+
+
+def _fam(aa, ab):
+    """A family from (ratio, p) lists for A/A and A/B (wall time; CPU time the same)."""
+    def rates(pairs):
+        return {"comparisons": len(pairs), "flagged": 0, "ratios": [r for r, _ in pairs],
+                "p_values": [p for _, p in pairs]}
+    return {"aa": rates(aa), "ab": rates(ab), "aa_cpu": rates(aa), "ab_cpu": rates(ab)}
+
+
+def test_threshold_replay_and_recommendation():
+    # A/A: 3 of 100 comparisons significant with a 2.5 % difference (a drifting runner)
+    aa = [(1.025, 0.005)] * 3 + [(1.0, 0.5)] * 97
+    ab = [(1.05, 0.005)] * 90 + [(1.05, 0.05)] * 10
+    table = calibration.threshold_table([_fam(aa, ab)], alpha=0.01)
+    at = {r["threshold"]: r for r in table}
+    assert at[0.02]["false_alarm_rate"] == 0.03 and at[0.03]["false_alarm_rate"] == 0
+    assert at[0.03]["detection_rate"] == 0.9 and at[0.05]["detection_rate"] == 0.9 and at[0.075]["detection_rate"] == 0
+    assert calibration.replay([_fam(aa, ab)["aa"]], 0.001, 0.02, False) == (0, 100)
+    s = calibration.summarise([_fam(aa, ab)], 1.05, 0.01, stats.DEFAULT_THRESHOLD)
+    assert s["recommended"]["threshold"] == 0.03          # the smallest with <= 1 % false alarms
+    quiet = calibration.summarise([_fam([(1.0, 0.5)] * 100, ab)], 1.05, 0.01, stats.DEFAULT_THRESHOLD)
+    assert quiet["recommended"]["threshold"] == stats.DEFAULT_THRESHOLD   # never below the default
+    old = calibration.summarise([{"aa": {"comparisons": 1, "flagged": 0, "ratios": [1.0]},
+                                  "ab": {"comparisons": 1, "flagged": 0, "ratios": [1.0]}}], 1.05, 0.01, 0.04)
+    assert old["by_threshold"] is None and old["recommended"]["threshold"] == 0.04

@@ -1,0 +1,92 @@
+"""Change points over a series (changepoints.detect) and series from results files."""
+
+import numpy as np
+import pytest
+
+from benchpipe import changepoints as cp
+from compare_helpers import bench, doc, key
+
+
+def series(values, start=0):
+    return [cp.Point(f"c{i:03d}", f"2026-01-01T{i // 60:02d}:{i % 60:02d}:00Z", v) for i, v in enumerate(values, start)]
+
+
+def noisy(rng, level, n, sigma=0.01):
+    return list(level * np.exp(rng.normal(0, sigma, n)))
+
+
+def test_one_step_names_the_commit_and_the_size():
+    rng = np.random.default_rng(10)
+    found = cp.detect(series(noisy(rng, 1.0, 20) + noisy(rng, 1.10, 15)))
+    assert len(found) == 1
+    (c,) = found
+    assert (c.index, c.commit, c.previous_commit) == (20, "c020", "c019")
+    assert c.direction == "regression"
+    assert c.ratio == pytest.approx(1.10, abs=0.02)
+    assert c.before_median == pytest.approx(1.0, abs=0.01) and c.after_median == pytest.approx(1.10, abs=0.01)
+    assert (c.before_n, c.after_n) == (20, 15)
+    assert c.to_json()["commit"] == "c020"
+
+
+def test_two_steps_up_and_back_down():
+    rng = np.random.default_rng(11)
+    found = cp.detect(series(noisy(rng, 1.0, 15) + noisy(rng, 1.2, 12) + noisy(rng, 1.0, 12)))
+    assert [c.index for c in found] == [15, 27]
+    assert [c.direction for c in found] == ["regression", "improvement"]
+    assert found[1].ratio == pytest.approx(1 / 1.2, abs=0.02)
+
+
+def test_noise_alone_has_no_change_point():
+    rng = np.random.default_rng(12)
+    for _ in range(5):
+        assert cp.detect(series(noisy(rng, 1.0, 40, sigma=0.03))) == []
+
+
+def test_a_shift_below_min_change_is_dropped():
+    rng = np.random.default_rng(13)
+    values = noisy(rng, 1.0, 20, 0.001) + noisy(rng, 1.01, 20, 0.001)
+    assert [c.index for c in cp.detect(series(values), min_change=0.005)] == [20]
+    assert cp.detect(series(values), min_change=0.02) == []
+
+
+def test_short_constant_or_broken_series():
+    assert cp.detect(series([1.0, 2.0, 1.0, 2.0, 1.0])) == []          # too short
+    assert cp.detect(series([1.0] * 30)) == []                           # constant
+    assert cp.detect(series([1.0] * 10 + [float("nan")] + [2.0] * 10)) == []
+    assert cp.detect([]) == []
+
+
+def test_deterministic_and_leaves_global_random_state_alone():
+    rng = np.random.default_rng(14)
+    s = series(noisy(rng, 1.0, 25, 0.05) + noisy(rng, 1.08, 25, 0.05))
+    np.random.seed(99)
+    before = np.random.random()
+    np.random.seed(99)
+    assert cp.detect(s) == cp.detect(s)
+    assert np.random.random() == before
+
+
+def test_unit_does_not_matter():
+    rng = np.random.default_rng(15)
+    vals = noisy(rng, 1.0, 20) + noisy(rng, 1.1, 20)
+    a = cp.detect(series(vals))
+    b = cp.detect(series([v * 1e9 for v in vals]))
+    assert [c.index for c in a] == [c.index for c in b] == [20]
+
+
+def test_series_from_results_orders_by_timestamp():
+    k = key()
+    docs = [doc([bench(k, wall=[2.0, 2.0, 2.2])], commit="b" * 40, timestamp="2026-01-02T00:00:00Z"),
+            doc([bench(k, wall=[1.0, 1.1, 1.2])], commit="a" * 40, timestamp="2026-01-01T00:00:00Z"),
+            doc([bench(k, status="failed")], commit="c" * 40, timestamp="2026-01-03T00:00:00Z")]
+    (s,) = cp.series_from_results(docs).values()
+    assert [p.commit for p in s] == ["a" * 40, "b" * 40]
+    assert [p.value for p in s] == [1.1, 2.0]
+    assert s[0].meta["n"] == 3
+    mem = cp.series_from_results(docs, "memory")
+    assert list(mem.values())[0][0].value == 10_000_000
+
+
+def test_sort_points():
+    pts = [cp.Point("b", "2026-01-02T00:00:00Z", 1), cp.Point("a", "2026-01-01T00:00:00Z", 1)]
+    assert [p.commit for p in cp.sort_points(pts)] == ["a", "b"]

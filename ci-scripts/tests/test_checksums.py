@@ -1,0 +1,53 @@
+"""Same work in both languages: for every scenario at smoke sizes, every variant of Go
+and of both Rust builds prints the same checksum (programs called directly, setup
+first; mysql through the throwaway server)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import subprocess
+
+import pytest
+
+from benchpipe import schema
+from benchpipe.catalogue import BenchSpec
+
+
+def _run(argv, env, cwd):
+    res = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=cwd, timeout=300)
+    assert res.returncode == 0, f"{' '.join(argv)}: exit {res.returncode}: {res.stderr.strip()[-500:]}"
+    return res.stdout
+
+
+def _checksums(cat, programs, scenario, tmp_path, env):
+    sc = cat.scenarios[scenario]
+    grid = sc.grids["smoke"]
+    found = {}
+    for combo in itertools.product(*grid.values()):
+        params = sc.key_params(dict(zip(grid, combo)))
+        for build in ("go", "rust-system", "rust-mimalloc"):
+            b = cat.builds[build]
+            for variant in sc.variants.get(b.lang, ()):
+                work = tmp_path / f"{build}-{variant}-{len(found)}"
+                work.mkdir()
+                extra = {p.name: str(work / str(p.default)) for p in sc.params.values() if p.type == "path"}
+                argv = BenchSpec(sc, variant, b, params).argv(programs[build].path, extra)
+                if sc.setup:
+                    _run([argv[0], "setup", scenario, *argv[4:]], env, work)
+                rec = json.loads(_run(argv, env, work).strip().splitlines()[-1])
+                assert not schema.problems(rec, "record"), schema.problems(rec, "record")
+                found.setdefault(json.dumps(params, sort_keys=True), {})[f"{build}/{variant}"] = rec["checksum"]
+    for params, sums in found.items():
+        assert len(set(sums.values())) == 1, f"{scenario} {params}: checksums differ: {sums}"
+    return found
+
+
+@pytest.mark.parametrize("scenario", ["hashmap", "fanout", "cpu", "sleep", "files-read", "files-rw", "sqlite"])
+def test_same_checksum_everywhere(cat, programs, scenario, tmp_path):
+    _checksums(cat, programs, scenario, tmp_path, dict(os.environ))
+
+
+def test_same_checksum_mysql(cat, programs, mysql_dsn, tmp_path):
+    _checksums(cat, programs, "mysql", tmp_path, {**os.environ, "BENCH_MYSQL_DSN": mysql_dsn})

@@ -1,0 +1,85 @@
+"""End to end on real runs of the Go program.
+
+1. `bench run --ab-base <this checkout>` on the smoke preset: the same build run as base
+   and head, interleaved, through the real pipeline; `bench compare` flags nothing.
+2. A against A with its workload scaled by 1.5 (calibration.scale_spec, the function
+   `run --scale` is to use; measured here with hyperfine directly, interleaved) flags
+   exactly the scaled benchmarks as regressions.
+
+Scaled benchmarks: the quick preset's cpu (threads 1 and 2): compute-bound, so 1.5x the
+tasks is about 1.5x the CPU time (wall time too, on an idle machine; under heavy load
+from other processes wall time alone may not reach significance, CPU time does). Smoke sizes are a few milliseconds, dominated by process
+start, where a 1.5x workload is not a 1.5x time; channel-heavy scenarios (fanout) are
+too noisy on a 2-core machine shared with compilers. Runs: 10 a side, interleaved. The A/A
+half uses alpha 0.001 so that it flakes well under 1 % of the time; the scaled half uses
+the default alpha (0.01), as a PR comparison would."""
+
+import json
+
+import pytest
+
+from benchpipe import ROOT, catalogue, cli, results, tools
+from compare_helpers import built_gobench, measured_docs
+
+
+def test_smoke_run_of_the_same_build_as_base_and_head_flags_nothing(tmp_path):
+    if not tools.which("go"):
+        pytest.skip("go is not installed")
+    out = tmp_path / "run"
+    rc = cli.main(["run", "--preset", "smoke", "--scenario", "cpu", "--lang", "go", "--ab-base", str(ROOT),
+                   "--runs", "6", "--build-dir", str(tmp_path / "build"), "--out", str(out), "--no-summary"])
+    assert rc == 0
+    js = tmp_path / "cmp.json"
+    assert cli.main(["compare", str(out / "results.json"), "--calibration", "none", "--json", str(js),
+                     "--fail-on-regression"]) == 0
+    got = json.loads(js.read_text())
+    assert got["mode"] == "labels" and len(got["benchmarks"]) == 2
+    assert {b["verdict"] for b in got["benchmarks"]} == {"no change"}, got["benchmarks"]
+    assert all(b["metrics"]["time"]["n_base"] == 6 for b in got["benchmarks"])
+
+
+@pytest.fixture(scope="module")
+def docs(tmp_path_factory):
+    program = built_gobench(str(tmp_path_factory.getbasetemp() / "gobuild"))
+    if not program:
+        pytest.skip("go is not installed")
+    cat = catalogue.load()
+    specs = cat.benchmarks("quick", scenarios=["cpu"], langs=["go"])
+    assert sorted(s.params["threads"] for s in specs) == [1, 2]
+    work = tmp_path_factory.mktemp("e2e")
+    a, a2, b = measured_docs(program, specs, 1.5, 10, work)
+    paths = []
+    for name, d in (("a.json", a), ("a2.json", a2), ("scaled.json", b)):
+        results.write(work / name, d)
+        paths.append(work / name)
+    return paths
+
+
+def _compare(tmp_path, base, head, *extra):
+    js = tmp_path / "out.json"
+    rc = cli.main(["compare", str(base), str(head), "--calibration", "none",
+                   "--json", str(js), "--fail-on-regression", *extra])
+    return rc, json.loads(js.read_text())
+
+
+def test_same_build_flags_nothing(docs, tmp_path):
+    a, a2, _ = docs
+    rc, out = _compare(tmp_path, a, a2, "--alpha", "0.001")
+    assert rc == 0
+    assert len(out["benchmarks"]) == 2
+    assert [b["verdict"] for b in out["benchmarks"]] == ["no change", "no change"], out
+
+
+def test_scaled_workload_flags_the_scaled_benchmarks(docs, tmp_path):
+    a, _, scaled = docs
+    rc, out = _compare(tmp_path, a, scaled, "--scaled", "1.5")
+    assert rc == 1
+    got = {b["key"]["params"]["threads"]: b for b in out["benchmarks"]}
+    assert set(got) == {1, 2}
+    assert all(b["key"]["params"]["tasks"] == 24 for b in got.values())  # 16 tasks scaled by 1.5
+    for b in got.values():
+        assert b["verdict"] == "regression"
+        cpu, wall = b["metrics"]["cpu"], b["metrics"]["time"]
+        assert cpu["verdict"] == "regression" and cpu["ratio"] > 1.3 and cpu["p_value"] < 0.01
+        # wall time: slower too; whether significant depends on the other load on the machine
+        assert wall["ratio"] > 1.2

@@ -1,0 +1,137 @@
+"""The verdict logic of stats.compare_samples on synthetic samples from known
+distributions, and its edge cases."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+from benchpipe import stats
+
+
+def lognormal(rng, median, sigma, n):
+    return median * np.exp(rng.normal(0.0, sigma, n))
+
+
+def test_clear_regression_is_flagged_with_interval_around_the_true_ratio():
+    rng = np.random.default_rng(1)
+    base, head = lognormal(rng, 1.0, 0.01, 10), lognormal(rng, 1.10, 0.01, 10)
+    c = stats.compare_samples(base, head)
+    assert c.verdict == stats.REGRESSION and c.flagged
+    assert c.p_value < 0.001
+    assert c.ci_low < 1.10 < c.ci_high or abs(c.ratio - 1.10) < 0.01
+    assert 1.05 < c.ci_low <= c.ratio <= c.ci_high < 1.15
+    assert (c.n_base, c.n_head) == (10, 10)
+
+
+def test_clear_improvement_is_flagged():
+    rng = np.random.default_rng(2)
+    c = stats.compare_samples(lognormal(rng, 2.0, 0.01, 8), lognormal(rng, 1.6, 0.01, 8))
+    assert c.verdict == stats.IMPROVEMENT
+    assert c.ratio == pytest.approx(0.8, abs=0.02)
+
+
+def test_same_distribution_rarely_flags():
+    """A/A with 1 % noise: the false-alarm rate must stay below alpha."""
+    rng = np.random.default_rng(3)
+    flagged = sum(stats.compare_samples(lognormal(rng, 1, 0.01, 5), lognormal(rng, 1, 0.01, 5)).flagged
+                  for _ in range(300))
+    assert flagged <= 3
+
+
+def test_significant_but_small_change_is_not_flagged():
+    rng = np.random.default_rng(4)
+    c = stats.compare_samples(lognormal(rng, 1.0, 0.001, 10), lognormal(rng, 1.01, 0.001, 10), threshold=0.03)
+    assert c.p_value < 0.01
+    assert c.verdict == stats.NO_CHANGE
+    assert "within" in c.note
+    # the same samples with a lower practical threshold: flagged
+    c2 = stats.compare_samples(lognormal(np.random.default_rng(4), 1.0, 0.001, 10),
+                               lognormal(np.random.default_rng(4), 1.01, 0.001, 10), threshold=0.005)
+    assert c2.verdict == stats.REGRESSION
+
+
+def test_large_but_noisy_change_is_not_flagged():
+    base = [1.0, 2.0, 0.5, 1.5, 0.8]
+    head = [1.3, 0.6, 2.2, 1.1, 1.9]
+    c = stats.compare_samples(base, head)
+    assert c.ratio > 1.03 and c.p_value > 0.1
+    assert c.verdict == stats.NO_CHANGE
+
+
+def test_identical_samples():
+    c = stats.compare_samples([1.0, 1.1, 0.9, 1.05, 1.0], [1.0, 1.1, 0.9, 1.05, 1.0])
+    assert c.verdict == stats.NO_CHANGE
+    assert c.ratio == 1.0 and c.p_value == pytest.approx(1.0)
+
+
+def test_zero_variance_same_value():
+    c = stats.compare_samples([5.0] * 5, [5.0] * 5)
+    assert (c.verdict, c.ratio, c.p_value, c.ci_low, c.ci_high) == (stats.NO_CHANGE, 1.0, 1.0, 1.0, 1.0)
+    assert "identical" in c.note
+
+
+def test_zero_variance_different_values_uses_exact_test():
+    # Constant memory figures, 10 MB against 12 MB, 5 runs each: completely separated samples.
+    c = stats.compare_samples([10_000_000] * 5, [12_000_000] * 5)
+    assert c.p_value == pytest.approx(2 / math.comb(10, 5))  # the exact permutation p-value, not the normal approximation
+    assert c.verdict == stats.REGRESSION
+    assert c.ratio == pytest.approx(1.2) and c.ci_low == pytest.approx(1.2) and c.ci_high == pytest.approx(1.2)
+    # the normal approximation (scipy's default with ties) would overstate the evidence here
+    assert sps.mannwhitneyu([12] * 5, [10] * 5).pvalue < c.p_value / 1.5
+
+
+def test_zero_variance_on_one_side_only():
+    c = stats.compare_samples([1.0] * 6, [1.2, 1.21, 1.19, 1.22, 1.2, 1.18])
+    assert c.verdict == stats.REGRESSION
+    assert c.ratio == pytest.approx(1.2, abs=0.01)
+
+
+@pytest.mark.parametrize("base,head", [([1.0], [1.0, 1.1, 1.2]), ([1.0, 1.1, 1.2], [2.0]), ([], [1.0, 1.0, 1.0]),
+                                       ([1.0, 1.1], [2.0, 2.1])])
+def test_too_few_samples_gives_no_verdict(base, head):
+    c = stats.compare_samples(base, head)
+    assert c.verdict == stats.TOO_FEW and not c.flagged
+    assert c.p_value is None and c.ci_low is None
+
+
+def test_sizes_that_cannot_reach_alpha_give_no_verdict():
+    # 4+4 runs: the smallest two-sided p-value is 2/70 = 0.029 > 0.01
+    c = stats.compare_samples([1.0, 1.01, 0.99, 1.0], [2.0, 2.01, 1.99, 2.0], alpha=0.01)
+    assert c.verdict == stats.TOO_FEW and "cannot reach" in c.note
+    assert c.p_value == pytest.approx(2 / 70)
+    # at alpha 0.05 the same samples are a regression
+    assert stats.compare_samples([1.0, 1.01, 0.99, 1.0], [2.0, 2.01, 1.99, 2.0], alpha=0.05).verdict == stats.REGRESSION
+
+
+def test_min_p_value():
+    assert stats.min_p_value(5, 5) == pytest.approx(2 / 252)
+    assert stats.min_p_value(1, 1) == 1.0
+
+
+def test_zero_base_median():
+    c = stats.compare_samples([0.0] * 5, [1.0, 1.0, 1.1, 1.0, 1.0])
+    assert c.ratio == math.inf and c.ci_low is None
+    assert c.verdict == stats.REGRESSION
+    assert c.to_json()["ratio"] is None  # JSON has no infinity
+
+
+def test_non_finite_samples_are_rejected():
+    with pytest.raises(ValueError):
+        stats.compare_samples([1.0, float("nan"), 1.0], [1.0, 1.0, 1.0])
+
+
+def test_reproducible():
+    rng = np.random.default_rng(5)
+    a, b = lognormal(rng, 1, 0.05, 7), lognormal(rng, 1.02, 0.05, 7)
+    assert stats.compare_samples(a, b) == stats.compare_samples(a, b)
+
+
+def test_interval_covers_the_true_ratio_most_of_the_time():
+    rng = np.random.default_rng(6)
+    covered = 0
+    for _ in range(60):
+        c = stats.compare_samples(lognormal(rng, 1.0, 0.02, 15), lognormal(rng, 1.05, 0.02, 15))
+        covered += c.ci_low <= 1.05 <= c.ci_high
+    assert covered >= 48  # nominal 95 %; percentile bootstrap of medians is a little narrow at n=15

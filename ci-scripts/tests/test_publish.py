@@ -1,0 +1,160 @@
+"""`bench publish` against a real local bare git repository: concurrent publishers lose
+no entry, a killed publisher leaves the branch valid, a corrupt history on the branch
+is reported and nothing is pushed, re-publishing is idempotent."""
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from benchpipe import history
+from factories import make_results, small_keys
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+KEYS = small_keys(("sleep",))
+
+
+def git(*args, cwd=None):
+    return subprocess.run(["git", *map(str, args)], cwd=cwd, capture_output=True, text=True, check=True).stdout.strip()
+
+
+def tip(remote):
+    p = subprocess.run(["git", "--git-dir", str(remote), "rev-parse", "--verify", "-q", "refs/heads/gh-pages"],
+                       capture_output=True, text=True)
+    return p.stdout.strip() or None
+
+
+def checkout(remote, dest):
+    git("clone", "--quiet", "--branch", "gh-pages", remote, dest)
+    return Path(dest)
+
+
+def publish_cmd(remote, *results, extra=()):
+    return [str(BENCH), "publish", "--remote", str(remote), "--branch", "gh-pages", "--jobs", "1", *extra, *map(str, results)]
+
+
+def test_publish_to_new_local_bare_repo_then_idempotent(tmp_path):
+    r = [make_results(tmp_path / f"r{i}.json", i, keys=KEYS) for i in range(2)]
+    remote = tmp_path / "pages.git"
+    p = subprocess.run(publish_cmd(remote, *r, extra=["--out", tmp_path / "site", "--site-url", "https://o.github.io/r"]),
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert (remote / "HEAD").exists() and tip(remote)
+    wt = checkout(remote, tmp_path / "co")
+    for f in ("index.html", "regressions.html", "about.html", "scenario-sleep.html", ".nojekyll", "dev/bench/data.js",
+              "history/runs/2026-03.json", "charts/sleep/size-linux-time.svg", "data/sleep.js"):
+        assert (wt / f).exists(), f
+    assert not list(wt.rglob(".lock"))
+    assert (tmp_path / "site/index.html").exists() and not (tmp_path / "site/.git").exists()
+    assert 'rel="canonical" href="https://o.github.io/r/' in (wt / "index.html").read_text()
+    first = tip(remote)
+    p = subprocess.run(publish_cmd(remote, *r), capture_output=True, text=True)
+    assert p.returncode == 0 and "nothing new" in p.stderr + p.stdout
+    assert tip(remote) == first  # no new commit
+    r2 = make_results(tmp_path / "r2.json", 2, keys=KEYS)
+    assert subprocess.run(publish_cmd(remote, r2), capture_output=True, text=True).returncode == 0
+    wt2 = checkout(remote, tmp_path / "co2")
+    assert len(history.load(wt2 / "history").runs) == 3
+    assert git("rev-list", "--count", "gh-pages", cwd=wt2) == "2"
+    # old history records were not rewritten: the first commit's file is a prefix of the new one
+    old = git("show", f"{first}:history/linux/sleep/2026-03.json", cwd=wt2)
+    new = (wt2 / "history/linux/sleep/2026-03.json").read_text()
+    assert new.startswith(old[: old.rindex("\n]}")])
+
+
+def test_twelve_concurrent_publishers_lose_nothing(tmp_path):
+    remote = tmp_path / "pages.git"
+    git("init", "--quiet", "--bare", "--initial-branch=gh-pages", remote)
+    files = [make_results(tmp_path / f"r{i}.json", i, keys=KEYS) for i in range(12)]
+    env = dict(os.environ)
+    procs = [subprocess.Popen(publish_cmd(remote, f, extra=["--retries", "40"]), stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, env=env) for f in files]
+    outs = [p.communicate(timeout=900) for p in procs]
+    for p, (out, err) in zip(procs, outs):
+        assert p.returncode == 0, err
+    retried = sum("moved meanwhile" in err for _, err in outs)
+    wt = checkout(remote, tmp_path / "co")
+    assert history.check(wt / "history") == []
+    h = history.load(wt / "history")
+    assert len(h.runs) == 12 and len(h.entries) == 12 * len(KEYS)
+    assert git("rev-list", "--count", "gh-pages", cwd=wt) == "12"  # one commit per publisher, none lost
+    data = history.read_data_js(wt / "dev/bench/data.js")
+    assert len(data["entries"]["linux go1.26.8"]) == 12
+    # the site on the branch shows all of them
+    assert "12 runs in the history" in (wt / "index.html").read_text()
+    print(f"{retried} publishers had to retry")
+
+
+@pytest.mark.parametrize("stage", ["fetched", "rendered", "committed"])
+def test_killed_publisher_leaves_branch_valid(tmp_path, stage):
+    remote = tmp_path / "pages.git"
+    r0 = make_results(tmp_path / "r0.json", 0, keys=KEYS)
+    assert subprocess.run(publish_cmd(remote, r0, extra=["--no-changepoints"]), capture_output=True).returncode == 0
+    before = tip(remote)
+    r1 = make_results(tmp_path / "r1.json", 1, keys=KEYS)
+    env = dict(os.environ, BENCH_PUBLISH_PAUSE=f"{stage}:60")
+    p = subprocess.Popen(publish_cmd(remote, r1, extra=["--no-changepoints"]), stderr=subprocess.PIPE, text=True,
+                         env=env, start_new_session=True)
+    line = p.stderr.readline()
+    while line and "paused at" not in line:
+        line = p.stderr.readline()
+    assert f"paused at {stage}" in line
+    os.killpg(p.pid, signal.SIGKILL)
+    p.wait()
+    assert tip(remote) == before  # old, not half
+    wt = checkout(remote, tmp_path / "co")
+    assert history.check(wt / "history") == [] and len(history.load(wt / "history").runs) == 1
+    assert subprocess.run(["git", "fsck", "--no-progress"], cwd=remote, capture_output=True).returncode == 0
+    # and the next publish completes it
+    assert subprocess.run(publish_cmd(remote, r1, extra=["--no-changepoints"]), capture_output=True).returncode == 0
+    wt2 = checkout(remote, tmp_path / "co2")
+    assert len(history.load(wt2 / "history").runs) == 2
+
+
+def test_killed_at_random_moments(tmp_path):
+    remote = tmp_path / "pages.git"
+    r0 = make_results(tmp_path / "r0.json", 0, keys=KEYS)
+    assert subprocess.run(publish_cmd(remote, r0, extra=["--no-changepoints"]), capture_output=True).returncode == 0
+    prev_runs = 1
+    for i, delay in enumerate((1.0, 2.5, 4.0)):
+        ri = make_results(tmp_path / f"k{i}.json", 10 + i, keys=KEYS)
+        before = tip(remote)
+        p = subprocess.Popen(publish_cmd(remote, ri, extra=["--no-changepoints"]), stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL, start_new_session=True)
+        time.sleep(delay)
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+        after = tip(remote)
+        wt = checkout(remote, tmp_path / f"co{i}")
+        assert history.check(wt / "history") == []
+        runs = len(history.load(wt / "history").runs)
+        assert runs == (prev_runs if after == before else prev_runs + 1)  # old or new, never half
+        prev_runs = runs
+
+
+def test_corrupt_history_on_the_branch_is_reported_and_nothing_pushed(tmp_path):
+    remote = tmp_path / "pages.git"
+    r0 = make_results(tmp_path / "r0.json", 0, keys=KEYS)
+    assert subprocess.run(publish_cmd(remote, r0, extra=["--no-changepoints"]), capture_output=True).returncode == 0
+    wt = checkout(remote, tmp_path / "co")
+    f = wt / "history/linux/sleep/2026-03.json"
+    f.write_text(f.read_text().replace('"n":5', '"n":50', 1))  # a hand edit
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "hand edit", cwd=wt)
+    git("push", "-q", "origin", "gh-pages", cwd=wt)
+    edited = tip(remote)
+    r1 = make_results(tmp_path / "r1.json", 1, keys=KEYS)
+    p = subprocess.run(publish_cmd(remote, r1), capture_output=True, text=True)
+    assert p.returncode == 1
+    assert "history/linux/sleep/2026-03.json" in p.stderr and "digest mismatch" in p.stderr
+    assert p.stderr.strip().count("\n") == 0
+    assert tip(remote) == edited
+
+
+def test_invalid_results_are_refused_before_touching_the_remote(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"schema": "gorust-bench.results/1"}')
+    p = subprocess.run(publish_cmd(tmp_path / "pages.git", bad), capture_output=True, text=True)
+    assert p.returncode == 1 and "bad.json" in p.stderr and not (tmp_path / "pages.git").exists()

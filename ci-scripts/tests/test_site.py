@@ -1,0 +1,145 @@
+"""`bench site`: gnuplot charts and the static pages from a history; escaping; change
+points on the regressions page; the page data as <script>-loadable .js files."""
+
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from benchpipe import site
+from sitehelp import XSS, make_history
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("site")
+    hist = make_history(tmp)
+    rep = site.render(hist, tmp / "site", repo_url="https://github.com/o/r", jobs=2)
+    return tmp, rep
+
+
+def test_pages_and_charts(built):
+    tmp, rep = built
+    out = tmp / "site"
+    assert rep.pages == ["about.html", "index.html", "regressions.html", "scenario-cpu.html", "scenario-sleep.html"]
+    for kind in ("size", "trend", "toolchains"):
+        assert rep.charts[kind], kind
+    svgs = list((out / "charts").rglob("*.svg"))
+    assert len(svgs) == sum(len(v) for v in rep.charts.values())
+    for svg in svgs:
+        text = svg.read_text()
+        assert text.lstrip().startswith("<?xml") and "<svg" in text and "</svg>" in text, svg
+        assert "<script>alert" not in text, svg  # gnuplot escapes titles and legends
+    # per scenario and OS: time and memory against size, and a PNG thumbnail for linux
+    for sc in ("sleep", "cpu"):
+        for os_ in ("linux", "windows"):
+            for metric in ("time", "memory"):
+                assert (out / f"charts/{sc}/size-{os_}-{metric}.svg").stat().st_size > 1000
+        png = out / f"charts/{sc}/size-linux-time.png"
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # toolchain charts: newer against older, per OS and language
+    assert "sleep/toolchains-linux-go" in rep.charts["toolchains"]
+    # colours: Go blue and Rust orange in the same chart
+    size_svg = (out / "charts/sleep/size-linux-time.svg").read_text()
+    for rgb in ((31, 119, 180), (255, 127, 14), (179, 71, 0)):  # Go, Rust system, Rust mimalloc
+        assert re.search(r"rgb\(\s*%d,\s*%d,\s*%d\)" % rgb, size_svg), rgb
+
+
+def test_everything_is_escaped(built):
+    tmp, _ = built
+    out = tmp / "site"
+    for page in out.glob("*.html"):
+        html = page.read_text()
+        assert XSS not in html, page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in (out / "index.html").read_text()
+    js = (out / "data/sleep.js").read_text()
+    assert XSS not in js and "\\u003cscript\\u003e" in js
+    assert js.startswith("window.BENCH_DATA = window.BENCH_DATA || {};")
+    body = js.split(" = ", 2)[2].rstrip().rstrip(";")
+    data = json.loads(body)
+    assert any(r["variant"] == f"x{XSS}" for r in data["rows"])
+    assert {"os", "toolchain", "variant", "size", "time", "mem", "chart"} <= set(data["rows"][0])
+
+
+def test_overview_tables_like_the_seed(built):
+    tmp, _ = built
+    html = (tmp / "site/index.html").read_text()
+    for word in ("Rust", "Go", "Diff (Rust vs Go)", "Rust mimalloc", "linux", "windows", "Many sleeping coroutines"):
+        assert word in html
+    assert re.search(r'class="num diff[^"]*">[+-]\d+\.\d%<', html)
+    assert "Go go1.26.8, Rust rust1.95.0" in html  # headline toolchains: the newest releases
+
+
+def test_regressions_page_lists_the_shift_newest_first(built):
+    tmp, rep = built
+    html = (tmp / "site/regressions.html").read_text()
+    rows = re.findall(r'<tr class="(regression|improvement)">\s*<td>([0-9-]+)</td>', html)
+    assert rows and all(kind == "regression" for kind, _ in rows)
+    dates = [d for _, d in rows]
+    assert dates == sorted(dates, reverse=True)
+    assert "rust-system" in html and "rust-mimalloc" not in html.split("<tbody>")[1]
+    assert "https://github.com/o/r/compare/" in html
+
+
+def test_about_page_says_how(built):
+    tmp, _ = built
+    html = (tmp / "site/about.html").read_text()
+    for word in ("hyperfine", "warm-up", "standard", "Synthetic CPU", "confidence interval", "E-Divisive", "go1.25.9"):
+        assert word in html, word
+
+
+def test_rerender_uses_the_change_point_cache(built):
+    tmp, _ = built
+    rep = site.render(tmp / "history", tmp / "site", jobs=2)
+    assert (tmp / "site/.cache/changepoints.json").exists()
+    assert rep.timings["model+changepoints"] < 5
+
+
+def test_cli_site_and_errors(tmp_path):
+    hist = make_history(tmp_path, days=2, oses=("linux",))
+    p = subprocess.run([str(BENCH), "site", "--history", hist, "--out", tmp_path / "out", "--no-changepoints"],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert (tmp_path / "out/index.html").exists() and "pages" in p.stdout
+    p = subprocess.run([str(BENCH), "site", "--history", tmp_path / "missing", "--out", tmp_path / "o2"],
+                       capture_output=True, text=True)
+    assert p.returncode == 1 and p.stderr.count("\n") == 1 and "no such history directory" in p.stderr
+    # a broken history file stops the site with its path
+    f = next(hist.rglob("2026-03.json"))
+    f.write_text("{broken")
+    p = subprocess.run([str(BENCH), "site", "--history", hist, "--out", tmp_path / "o3"], capture_output=True, text=True)
+    assert p.returncode == 1 and str(f) in p.stderr
+
+
+def test_empty_history_gives_a_site(tmp_path):
+    (tmp_path / "h").mkdir()
+    rep = site.render(tmp_path / "h", tmp_path / "out")
+    assert "The history is empty" in (tmp_path / "out/index.html").read_text()
+    assert rep.pages == ["about.html", "index.html", "regressions.html"]
+
+
+def test_change_points_incremental_reuse(tmp_path, monkeypatch):
+    """A series that only grew keeps its old change points and is re-analysed only over
+    the newest window; an unchanged series is not analysed at all."""
+    import random
+    from benchpipe import trends
+
+    rng = random.Random(1)
+    vals = [1.0 + rng.gauss(0, 0.01) for _ in range(150)] + [1.3 + rng.gauss(0, 0.01) for _ in range(150)]
+    mk = lambda n: ([f"c{i}" for i in range(n)], [f"2026-01-01T00:{i // 60:02d}:{i % 60:02d}Z" for i in range(n)], vals[:n])
+    starts = []
+    real = trends._detect_one
+    monkeypatch.setattr(trends, "_detect_one", lambda a: (starts.append(a[4]), real(a))[1])
+    cache = tmp_path / "cp.json"
+    first = trends.detect_all({"s": mk(280)}, cache, jobs=1, window=100)
+    assert [cp["index"] for cp in first["s"]] == [150] and first["s"][0]["direction"] == "regression"
+    assert starts == [0]
+    again = trends.detect_all({"s": mk(280)}, cache, jobs=1, window=100)
+    assert again == first and starts == [0]  # cached: not analysed again
+    grown = trends.detect_all({"s": mk(300)}, cache, jobs=1, window=100)
+    assert starts == [0, 200]  # only the newest 100 points, the old change point kept
+    assert [cp["index"] for cp in grown["s"]] == [150] and grown["s"][0]["commit"] == "c150"

@@ -1,0 +1,64 @@
+"""The site in a real browser: headless Chromium (/usr/bin/chromium) driven by
+playwright-core (tests/browser/test.mjs), from pytest. Every page loads without console
+errors, the charts load with a nonzero size, a filter changes what is shown, and a
+benchmark name and a commit message containing <script>alert(1)</script> are shown as
+text without a dialog. Skipped only when chromium or node are missing outside CI."""
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from benchpipe import site
+from sitehelp import XSS, make_history
+
+BROWSER_DIR = Path(__file__).resolve().parent / "browser"
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+
+
+def _need_browser():
+    missing = [what for what, ok in (("chromium", Path(CHROMIUM).exists()), ("node", shutil.which("node")),
+                                     ("npm", shutil.which("npm"))) if not ok]
+    if missing:
+        msg = f"{', '.join(missing)} not installed (apt-get install chromium nodejs npm)"
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail(f"browser test cannot run under CI: {msg}")
+        pytest.skip(msg)
+    if not (BROWSER_DIR / "node_modules" / "playwright-core").exists():
+        p = subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=BROWSER_DIR, capture_output=True, text=True)
+        assert p.returncode == 0, f"npm ci in {BROWSER_DIR} failed: {p.stderr[-500:]}"
+
+
+def run_browser(site_dir, *extra):
+    p = subprocess.run(["node", str(BROWSER_DIR / "test.mjs"), str(site_dir), *extra], capture_output=True,
+                       text=True, timeout=300)
+    summary = json.loads(p.stdout.strip().splitlines()[-1]) if p.stdout.strip() else {}
+    return p, summary
+
+
+def test_site_in_headless_chromium(tmp_path):
+    _need_browser()
+    hist = make_history(tmp_path, days=8)
+    site.render(hist, tmp_path / "site", jobs=2)
+    shot = tmp_path / "overview.png"
+    p, summary = run_browser(tmp_path / "site", "--xss", XSS, "--screenshot", shot)
+    assert p.returncode == 0, p.stderr
+    assert summary["failures"] == 0 and summary["dialogs"] == 0
+    pages = summary["pages"]
+    assert set(pages) == {"index.html", "about.html", "regressions.html", "scenario-cpu.html", "scenario-sleep.html"}
+    assert pages["scenario-sleep.html"]["filter_changed"] and pages["scenario-sleep.html"]["images"] > 4
+    assert "scenario-sleep.html" in summary["xss_shown_on"] and "index.html" in summary["xss_shown_on"]
+    assert shot.stat().st_size > 10_000
+
+
+def test_browser_check_catches_a_broken_chart(tmp_path):
+    """The browser check can fail: a chart that does not load is reported."""
+    _need_browser()
+    hist = make_history(tmp_path, days=2, oses=("linux",))
+    site.render(hist, tmp_path / "site", jobs=2, detect=False)
+    (tmp_path / "site/charts/sleep/size-linux-time.svg").write_text("not an svg")
+    p, summary = run_browser(tmp_path / "site", "--page", "scenario-sleep.html")
+    assert p.returncode == 1 and "size-linux-time.svg did not load" in p.stderr

@@ -1,0 +1,54 @@
+"""doctor, toolchain names, manifest."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import run_bench
+
+from benchpipe import toolchains, tools
+from benchpipe.errors import UsageError
+
+
+def test_doctor_reports_every_tool():
+    res = run_bench("doctor", env={"COLUMNS": "200"}, timeout=120)
+    for name in ("hyperfine", "go", "cargo", "rustup", "gnuplot", "mariadbd", "chromium"):
+        assert name in res.stdout
+    # Here every required tool is installed (the tests need them anyway).
+    assert res.returncode == 0, res.stdout + res.stderr
+
+
+def test_hyperfine_is_new_enough():
+    t = tools.hyperfine()
+    assert t.ok, t.problem
+    assert tools.parse_version(t.version)[:2] >= tools.HYPERFINE_MIN
+
+
+@pytest.mark.parametrize("lang, text, expected", [
+    ("go", "go1.26.8,local", ["go1.26.8", "local"]),
+    ("go", " go1.25 , go1.25 ", ["go1.25"]),
+    ("rust", "stable,beta,nightly,1.90.0,nightly-2026-01-02", ["stable", "beta", "nightly", "1.90.0", "nightly-2026-01-02"]),
+])
+def test_toolchain_lists(lang, text, expected):
+    assert toolchains.parse_list(text, lang) == expected
+
+
+@pytest.mark.parametrize("lang, text", [("go", "1.26"), ("go", "go1.26;rm"), ("rust", "stable;x"), ("rust", "go1.26.8")])
+def test_bad_toolchain_names(lang, text):
+    with pytest.raises(UsageError):
+        toolchains.parse_list(text, lang)
+
+
+def test_manifest_records_programs(programs):
+    for build, b in programs.items():
+        assert b.build == build and b.label == "head"
+        assert b.toolchain.startswith(b.lang) and b.version
+        assert b.path.endswith(b.program) and b.path.startswith("/")
+
+
+def test_doctor_requires_only_what_the_stage_needs():
+    # A bench job on macOS must not fail for want of gnuplot, nor publish for want of hyperfine.
+    found = {t.name: t for t in tools.check_all()}
+    assert found["gnuplot"].needed_for("site") and not found["gnuplot"].needed_for("run")
+    assert found["hyperfine"].needed_for("run") and not found["hyperfine"].needed_for("site")
+    assert found["go"].needed_for("all") and found["cargo"].needed_for("run")
+    assert not any(found[n].needed_for(s) for n in ("mariadbd", "chromium") for s in ("run", "site", "all"))

@@ -1,0 +1,146 @@
+/* The site's only script: on a scenario page, loads data/<scenario>.js (a <script> tag, so it
+   works from file:// as well as over HTTP), builds the results table and the trend gallery,
+   and filters them and the charts by OS, toolchain, variant and size.
+   Data is only ever shown with textContent, never parsed as HTML. */
+(function () {
+  "use strict";
+  var body = document.body;
+  if (!body || body.getAttribute("data-page") !== "scenario") return;
+  var name = body.getAttribute("data-scenario");
+  var src = body.getAttribute("data-src");
+  var selects = Array.prototype.slice.call(document.querySelectorAll("#filters select"));
+  var countEl = document.getElementById("shown-count");
+
+  function fmtTime(s) {
+    if (s === null || s === undefined) return "\u2013";
+    if (s < 1e-3) return (s * 1e6).toFixed(0) + "\u00b5s";
+    if (s < 0.1) return (s * 1e3).toFixed(1) + "ms";
+    if (s < 1) return s.toFixed(3) + "s";
+    return s.toFixed(2) + "s";
+  }
+  function fmtBytes(b) {
+    var mib = b / 1048576;
+    return mib >= 1024 ? (mib / 1024).toFixed(2) + " GiB" : mib.toFixed(2) + " MiB";
+  }
+  function el(tag, text, cls) {
+    var e = document.createElement(tag);
+    if (text !== undefined && text !== null) e.textContent = String(text);
+    if (cls) e.className = cls;
+    return e;
+  }
+  function tag(e, attrs) {
+    Object.keys(attrs).forEach(function (k) {
+      if (attrs[k] !== undefined && attrs[k] !== null) e.setAttribute("data-" + k, String(attrs[k]));
+    });
+    return e;
+  }
+
+  function current() {
+    var f = {};
+    selects.forEach(function (s) { f[s.getAttribute("data-filter")] = s.value; });
+    return f;
+  }
+  function matches(node, f) {
+    for (var k in f) {
+      if (!f[k]) continue;
+      if (!node.hasAttribute("data-" + k)) continue; // not about this dimension
+      var v = node.getAttribute("data-" + k);
+      if (k === "toolchain") {
+        if (v.split(" ").indexOf(f[k]) < 0) return false;
+      } else if (v !== f[k]) {
+        return false;
+      }
+    }
+    return true;
+  }
+  function apply() {
+    var f = current();
+    var rows = document.querySelectorAll("#latest tbody tr[data-os]");
+    var shown = 0;
+    Array.prototype.forEach.call(rows, function (r) {
+      var ok = matches(r, f);
+      r.hidden = !ok;
+      if (ok) shown++;
+    });
+    Array.prototype.forEach.call(document.querySelectorAll("figure.chart"), function (fig) {
+      fig.hidden = !matches(fig, f);
+    });
+    if (countEl) countEl.textContent = shown + " of " + rows.length + " benchmarks shown";
+    var parts = [];
+    for (var k in f) if (f[k]) parts.push(k + "=" + encodeURIComponent(f[k]));
+    try { history.replaceState(null, "", parts.length ? "#" + parts.join("&") : location.pathname); } catch (e) { /* file:// in some browsers */ }
+  }
+  function fromHash() {
+    var h = location.hash.replace(/^#/, "");
+    if (!h) return;
+    h.split("&").forEach(function (kv) {
+      var i = kv.indexOf("="), k = kv.slice(0, i), v = decodeURIComponent(kv.slice(i + 1));
+      selects.forEach(function (s) {
+        if (s.getAttribute("data-filter") === k) {
+          for (var j = 0; j < s.options.length; j++) if (s.options[j].value === v) s.value = v;
+        }
+      });
+    });
+  }
+
+  function build(d) {
+    var tbody = document.querySelector("#latest tbody");
+    while (tbody.firstChild) tbody.removeChild(tbody.firstChild);
+    d.rows.forEach(function (r) {
+      var tr = tag(document.createElement("tr"), {os: r.os, toolchain: r.toolchain, variant: r.variant, size: r.size, lang: r.lang});
+      tr.className = r.lang;
+      tr.appendChild(el("td", r.os));
+      tr.appendChild(el("td", r.build, "build " + r.build));
+      tr.appendChild(el("td", r.toolchain));
+      tr.appendChild(el("td", r.variant));
+      tr.appendChild(el("td", r.params));
+      tr.appendChild(el("td", fmtTime(r.time[0]), "num"));
+      tr.appendChild(el("td", fmtTime(r.time[1]) + " \u2013 " + fmtTime(r.time[2]), "num"));
+      tr.appendChild(el("td", fmtBytes(r.mem[0]), "num"));
+      tr.appendChild(el("td", r.n, "num"));
+      tr.appendChild(el("td", r.date.slice(0, 10)));
+      tr.appendChild(el("td", r.commit.slice(0, 10), "mono"));
+      var td = el("td");
+      var a = el("a", "trend");
+      a.href = r.chart;
+      td.appendChild(a);
+      tr.appendChild(td);
+      tbody.appendChild(tr);
+    });
+    var gallery = document.getElementById("trends");
+    d.trends.forEach(function (t) {
+      var fig = tag(document.createElement("figure"), {os: t.os, toolchain: t.toolchains.join(" "), variant: t.variant, size: t.size, kind: "trend"});
+      fig.className = "chart trend";
+      var img = document.createElement("img");
+      img.loading = "lazy";
+      img.src = t.chart;
+      img.alt = t.family + " on " + t.os;
+      fig.appendChild(img);
+      var cap = el("figcaption", t.family + " \u00b7 " + t.os + " \u00b7 " + t.toolchains.join(", ") +
+                   (t.changepoints ? " \u00b7 " + t.changepoints + " change point(s)" : ""));
+      fig.appendChild(cap);
+      gallery.appendChild(fig);
+    });
+    apply();
+  }
+
+  function failed() {
+    var tbody = document.querySelector("#latest tbody");
+    while (tbody.firstChild) tbody.removeChild(tbody.firstChild);
+    var tr = el("tr"), td = el("td", "could not load " + src);
+    td.colSpan = 12;
+    tr.appendChild(td);
+    tbody.appendChild(tr);
+  }
+
+  selects.forEach(function (s) { s.addEventListener("change", apply); });
+  fromHash();
+  var script = document.createElement("script");
+  script.src = src;
+  script.onload = function () {
+    var d = window.BENCH_DATA && window.BENCH_DATA[name];
+    if (d) build(d); else failed();
+  };
+  script.onerror = failed;
+  document.head.appendChild(script);
+})();
