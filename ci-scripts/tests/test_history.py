@@ -183,11 +183,11 @@ def test_killed_add_leaves_history_valid(tmp_path):
         time.sleep(delay)
         os.killpg(p.pid, signal.SIGKILL)
         p.wait()
+        # A killed writer may leave a stray temp file beside its target: readers ignore it.
         assert history.check(tmp_path / "h") == []
         h = history.load(tmp_path / "h")
         assert all(e["run"] in h.runs for e in h.entries)
         assert len(h.entries) == len(h.runs) * len(keys)  # whole runs only
-        assert not list((tmp_path / "h").rglob("*.tmp")) or True  # stray temp files are ignored by readers
     history.add_files(tmp_path / "h", files)
     h = history.load(tmp_path / "h")
     assert len(h.runs) == 6 and len(h.entries) == 6 * len(keys) and history.uncommitted(tmp_path / "h") == []

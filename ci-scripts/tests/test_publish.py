@@ -32,6 +32,12 @@ def checkout(remote, dest):
     return Path(dest)
 
 
+def _tmpdir(tmp_path):
+    d = tmp_path / "tmp"
+    d.mkdir(exist_ok=True)
+    return d
+
+
 def publish_cmd(remote, *results, extra=()):
     return [str(BENCH), "publish", "--remote", str(remote), "--branch", "gh-pages", "--jobs", "1", *extra, *map(str, results)]
 
@@ -95,7 +101,8 @@ def test_killed_publisher_leaves_branch_valid(tmp_path, stage):
     assert subprocess.run(publish_cmd(remote, r0, extra=["--no-changepoints"]), capture_output=True).returncode == 0
     before = tip(remote)
     r1 = make_results(tmp_path / "r1.json", 1, keys=KEYS)
-    env = dict(os.environ, BENCH_PUBLISH_PAUSE=f"{stage}:60")
+    # A SIGKILLed publisher cannot remove its work tree: keep it under tmp_path.
+    env = dict(os.environ, BENCH_PUBLISH_PAUSE=f"{stage}:60", TMPDIR=str(_tmpdir(tmp_path)))
     p = subprocess.Popen(publish_cmd(remote, r1, extra=["--no-changepoints"]), stderr=subprocess.PIPE, text=True,
                          env=env, start_new_session=True)
     line = p.stderr.readline()
@@ -123,7 +130,8 @@ def test_killed_at_random_moments(tmp_path):
         ri = make_results(tmp_path / f"k{i}.json", 10 + i, keys=KEYS)
         before = tip(remote)
         p = subprocess.Popen(publish_cmd(remote, ri, extra=["--no-changepoints"]), stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL, start_new_session=True)
+                             stderr=subprocess.DEVNULL, start_new_session=True,
+                             env=dict(os.environ, TMPDIR=str(_tmpdir(tmp_path))))
         time.sleep(delay)
         os.killpg(p.pid, signal.SIGKILL)
         p.wait()

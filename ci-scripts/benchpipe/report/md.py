@@ -6,8 +6,9 @@ from __future__ import annotations
 import re
 
 # Characters that Markdown or HTML would interpret, as numeric entities. An entity is
-# never a table separator, never code, never a tag, and never a mention (@).
-_ENTITIES = {c: f"&#{ord(c)};" for c in "\\`*_{}[]()#+-!|~<>\"'@:$^"}
+# never a table separator, never code, never a tag, and never a mention (@). "-" and
+# "." stay: they only act at the start of a line, and escaped text is always inline.
+_ENTITIES = {c: f"&#{ord(c)};" for c in "\\`*_{}[]()#+!|~<>\"'@:$^"}
 _ENTITIES["&"] = "&amp;"
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
 
