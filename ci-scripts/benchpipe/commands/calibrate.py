@@ -11,7 +11,7 @@ from pathlib import Path
 
 from benchpipe import ROOT, calibration, catalogue, stats, toolchains, tools
 from benchpipe.fsutil import atomic_write_json
-from benchpipe.commands.catalogue import split_list
+from benchpipe.commands.catalogue import add_filter_arguments, select
 from benchpipe.errors import BenchError, UsageError
 
 NAME = "calibrate"
@@ -20,10 +20,7 @@ HELP = "measure this machine's false-alarm rate (A/A) and detection rate (A vs A
 
 def add_arguments(p):
     p.add_argument("--preset", default="quick", help="preset whose benchmarks are calibrated (default: quick)")
-    p.add_argument("--scenario", action="append", help="only these scenarios (repeatable or comma-separated)")
-    p.add_argument("--variant", action="append", help="only these variants")
-    p.add_argument("--lang", action="append", help="only these languages (go, rust)")
-    p.add_argument("--build", action="append", help="only these builds (go, rust-system, rust-mimalloc)")
+    add_filter_arguments(p)
     p.add_argument("--per-scenario", type=int, default=0, metavar="N",
                    help="at most N benchmark families per scenario and build (default: all)")
     p.add_argument("--repeats", type=int, default=50, help="A/A and A/B comparisons per family (default: 50)")
@@ -56,8 +53,7 @@ def run(args) -> int:
     runs = args.runs or preset.runs
     if runs < 3:
         raise UsageError("--runs must be >= 3")
-    specs = cat.benchmarks(args.preset, scenarios=split_list(args.scenario), variants=split_list(args.variant),
-                           langs=split_list(args.lang), builds=split_list(args.build))
+    specs = select(cat, args.preset, args)
     specs = [s for s in specs if s.scenario.name != "mysql" or os.environ.get("BENCH_MYSQL_DSN")]
     if args.per_scenario:
         kept, count = [], {}

@@ -18,6 +18,20 @@ def add_arguments(p):
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
 
+def add_filter_arguments(p) -> None:
+    """The benchmark filters that run, calibrate and pipeline take (read back by select)."""
+    p.add_argument("--scenario", action="append", help="only these scenarios (repeatable or comma-separated)")
+    p.add_argument("--variant", action="append", help="only these variants")
+    p.add_argument("--lang", action="append", help="only these languages (go, rust)")
+    p.add_argument("--build", action="append", help="only these builds (go, rust-system, rust-mimalloc)")
+
+
+def select(cat: catalogue.Catalogue, preset: str, args) -> list:
+    """The benchmarks of `preset` that the filters of add_filter_arguments let through."""
+    return cat.benchmarks(preset, scenarios=split_list(args.scenario), variants=split_list(args.variant),
+                          langs=split_list(args.lang), builds=split_list(args.build))
+
+
 def split_list(values) -> list[str] | None:
     """--x a,b --x c -> [a, b, c]; None when not given."""
     if not values:

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from benchpipe import ROOT, results
+from benchpipe.commands.catalogue import add_filter_arguments
 from benchpipe.errors import BenchError
 
 NAME = "pipeline"
@@ -21,10 +22,7 @@ HELP = "run the whole pipeline locally (default: quick preset) and write the sit
 
 def add_arguments(p):
     p.add_argument("--preset", default="quick", help="smoke, quick, standard or full (default: quick)")
-    p.add_argument("--scenario", action="append", help="only these scenarios (repeatable or comma-separated)")
-    p.add_argument("--variant", action="append", help="only these variants")
-    p.add_argument("--lang", action="append", help="only these languages (go, rust)")
-    p.add_argument("--build", action="append", help="only these builds (go, rust-system, rust-mimalloc)")
+    add_filter_arguments(p)
     p.add_argument("--go", default="local", help="Go toolchains, comma-separated (default: the go on PATH)")
     p.add_argument("--rust", default="local", help="Rust toolchains, comma-separated (default: the cargo on PATH)")
     p.add_argument("--runs", type=int, help="measured runs per benchmark (default: the preset's)")
@@ -60,7 +58,7 @@ def _toolchain_pairs(doc: dict) -> bool:
 
 
 def run(args) -> int:
-    # Imported here: cli imports every command module, and this one drives the CLI.
+    # Imported here: cli imports this module, and this one drives the CLI.
     from benchpipe.cli import main as bench
 
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")

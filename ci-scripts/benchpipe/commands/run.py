@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from benchpipe import ROOT, catalogue, envinfo, fsutil, hyperfine, mysqlserver, results, runner, toolchains, tools
-from benchpipe.commands.catalogue import split_list
+from benchpipe.commands.catalogue import add_filter_arguments, select
 from benchpipe.errors import BenchError, UsageError
 from benchpipe.export import benchmark_action as action
 from benchpipe.report import summary
@@ -26,10 +26,7 @@ HELP = "run the benchmarks of a preset through hyperfine; writes results.json, b
 
 def add_arguments(p):
     p.add_argument("--preset", required=True, help="smoke, quick, standard or full")
-    p.add_argument("--scenario", action="append", help="only these scenarios (repeatable or comma-separated)")
-    p.add_argument("--variant", action="append", help="only these variants")
-    p.add_argument("--lang", action="append", help="only these languages (go, rust)")
-    p.add_argument("--build", action="append", help="only these builds (go, rust-system, rust-mimalloc)")
+    add_filter_arguments(p)
     p.add_argument("--go", default="local", help="Go toolchains, comma-separated (default: local = the go on PATH)")
     p.add_argument("--rust", default="local", help="Rust toolchains: stable, beta, nightly, 1.90.0, local (default)")
     p.add_argument("--ab-base", metavar="DIR", help="a checkout of the base commit: run base and head interleaved")
@@ -86,8 +83,7 @@ def _check_sides(built: list[toolchains.Built]) -> None:
 def run(args) -> int:
     cat = catalogue.load()
     preset = cat.preset(args.preset)
-    specs = cat.benchmarks(args.preset, scenarios=split_list(args.scenario), variants=split_list(args.variant),
-                           langs=split_list(args.lang), builds=split_list(args.build))
+    specs = select(cat, args.preset, args)
     if not specs:
         raise UsageError("the filters select no benchmark")
     # Validate toolchain names before building anything.
