@@ -14,3 +14,34 @@ func (a instant) sub(b instant) time.Duration { return time.Duration(a - b) }
 func (a instant) add(d time.Duration) instant { return a + instant(d) }
 
 func since(a instant) time.Duration { return now().sub(a) }
+
+// window is a scenario's timed window: its wall time and the process CPU time spent
+// inside it (setup, runtime start and connection opening stay outside). CPU inside the
+// window is what the pipeline compares, because the whole process's CPU time also
+// counts the runtime's and the driver's start-up.
+type window struct {
+	start      instant
+	user, sys  time.Duration
+	cpuMissing bool
+}
+
+// windowTimes is what a closed window measured.
+type windowTimes struct {
+	elapsed   time.Duration
+	user, sys time.Duration
+	cpuKnown  bool
+}
+
+func openWindow() window {
+	user, sys, err := cpuTimes()
+	return window{start: now(), user: user, sys: sys, cpuMissing: err != nil}
+}
+
+func (w window) close() windowTimes {
+	elapsed := since(w.start)
+	user, sys, err := cpuTimes()
+	if err != nil || w.cpuMissing {
+		return windowTimes{elapsed: elapsed}
+	}
+	return windowTimes{elapsed: elapsed, user: user - w.user, sys: sys - w.sys, cpuKnown: true}
+}

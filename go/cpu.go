@@ -37,7 +37,8 @@ func runCPU(variant string, p params) (*result, error) {
 	var total atomic.Uint64
 	var wg sync.WaitGroup
 
-	start := now()
+	win := openWindow()
+	start := win.start
 	for t := range tasks {
 		wg.Go(func() {
 			defer exitOnPanic()
@@ -50,11 +51,11 @@ func runCPU(variant string, p params) (*result, error) {
 		})
 	}
 	wg.Wait()
-	elapsed := since(start)
+	wt := win.close()
 
 	return &result{
 		checksum: total.Load(),
-		elapsed:  elapsed,
+		window:   wt,
 		latency:  lat.summary(),
 		metrics:  map[string]any{"parallel_threads": threads},
 	}, nil

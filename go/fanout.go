@@ -21,11 +21,7 @@ func runFanout(variant string, p params) (*result, error) {
 	pre := fanoutInputs()
 	counts := make([]uint64, workers)
 
-	user0, sys0, err := cpuTimes()
-	if err != nil {
-		return nil, err
-	}
-	start := now()
+	win := openWindow()
 	var sum uint64
 	switch variant {
 	case "channels":
@@ -35,16 +31,12 @@ func runFanout(variant string, p params) (*result, error) {
 	default:
 		return nil, fmt.Errorf("variant %q not implemented", variant)
 	}
-	elapsed := since(start)
-	user1, sys1, err := cpuTimes()
-	if err != nil {
-		return nil, err
-	}
-
-	cpu := (user1 - user0 + sys1 - sys0).Seconds()
+	wt := win.close()
+	elapsed := wt.elapsed
+	cpu := (wt.user + wt.sys).Seconds()
 	return &result{
 		checksum: sum,
-		elapsed:  elapsed,
+		window:   wt,
 		metrics: map[string]any{
 			"values_per_s":      perSecond(float64(values), elapsed),
 			"cpu_s_per_million": cpu / (float64(values) / 1e6),

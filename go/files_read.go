@@ -24,7 +24,8 @@ func runFilesRead(variant string, p params) (*result, error) {
 	var wg sync.WaitGroup
 	g := newLCG()
 
-	start := now()
+	win := openWindow()
+	start := win.start
 	for t := range tasks {
 		path := paths[g.next()%benchFiles]
 		wg.Go(func() {
@@ -45,7 +46,7 @@ func runFilesRead(variant string, p params) (*result, error) {
 		})
 	}
 	wg.Wait()
-	elapsed := since(start)
+	wt := win.close()
 	if err := fail.get(); err != nil {
 		return nil, err
 	}
@@ -53,7 +54,7 @@ func runFilesRead(variant string, p params) (*result, error) {
 	n := bytesRead.Load()
 	return &result{
 		checksum: n,
-		elapsed:  elapsed,
+		window:   wt,
 		latency:  lat.summary(),
 		runtime:  map[string]any{"open_permits": permits},
 		metrics:  map[string]any{"bytes_read": n},

@@ -39,7 +39,8 @@ func runFilesRW(variant string, p params) (*result, error) {
 	var wg sync.WaitGroup
 	g := newLCG()
 
-	start := now()
+	win := openWindow()
+	start := win.start
 	for t := range tasks {
 		k := g.next() % benchFiles
 		path := paths[k]
@@ -69,7 +70,7 @@ func runFilesRW(variant string, p params) (*result, error) {
 		})
 	}
 	wg.Wait()
-	elapsed := since(start)
+	wt := win.close()
 	if err := fail.get(); err != nil {
 		return nil, err
 	}
@@ -80,7 +81,7 @@ func runFilesRW(variant string, p params) (*result, error) {
 	}
 	return &result{
 		checksum: size,
-		elapsed:  elapsed,
+		window:   wt,
 		latency:  lat.summary(),
 		runtime:  map[string]any{"open_permits": permits},
 		metrics:  map[string]any{"appends": appends.Load(), "bytes_read": bytesRead.Load()},

@@ -43,7 +43,8 @@ func runHashmap(variant string, p params) (*result, error) {
 	}
 	var wg sync.WaitGroup
 
-	start := now()
+	win := openWindow()
+	start := win.start
 	arr := newArrivals(start, paced, rate)
 	switch variant {
 	case "spawn":
@@ -81,8 +82,10 @@ func runHashmap(variant string, p params) (*result, error) {
 			})
 		}
 	case "pool":
-		// The queue holds every task, so the spawner never blocks on the workers.
-		queue := make(chan int, tasks)
+		// A bounded queue, as the original pool: under rate a full queue holds the
+		// spawner back, the arrivals queue up and their sojourn keeps counting (as
+		// for spawn-limited).
+		queue := make(chan int, workers)
 		for range workers {
 			wg.Go(func() {
 				defer exitOnPanic()
@@ -101,7 +104,7 @@ func runHashmap(variant string, p params) (*result, error) {
 	}
 	spawn := since(start)
 	wg.Wait()
-	elapsed := since(start)
+	wt := win.close()
 
 	metrics := map[string]any{"spawn_s": spawn.Seconds()}
 	if paced {
@@ -110,7 +113,7 @@ func runHashmap(variant string, p params) (*result, error) {
 	}
 	return &result{
 		checksum: total.Load(),
-		elapsed:  elapsed,
+		window:   wt,
 		latency:  lat.summary(),
 		metrics:  metrics,
 	}, nil

@@ -38,6 +38,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	// explicit and the same as in Rust. A failure leaves a lower limit, which the
 	// open-file permits then respect.
 	_ = raiseOpenFileLimit()
+	baselineRSS, _ = peakRSSBytes()
 
 	err := dispatch(args, stdout, stderr)
 	switch {

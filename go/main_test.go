@@ -131,7 +131,7 @@ func validateRecord(t *testing.T, line string) map[string]any {
 
 	allowed := map[string]bool{}
 	for _, k := range []string{"schema", "lang", "program", "build", "toolchain", "scenario", "variant",
-		"params", "checksum", "elapsed_s", "latency_us", "peak_rss_bytes", "cpu_user_s", "cpu_sys_s",
+		"params", "checksum", "elapsed_s", "window_cpu_s", "latency_us", "peak_rss_bytes", "baseline_rss_bytes", "cpu_user_s", "cpu_sys_s",
 		"runtime", "metrics"} {
 		allowed[k] = true
 		if _, ok := rec[k]; !ok {

@@ -18,7 +18,7 @@ const (
 // result is what a scenario hands back; the record adds what every run shares.
 type result struct {
 	checksum uint64
-	elapsed  time.Duration   // the scenario's own timed window
+	window   windowTimes     // the scenario's own timed window
 	latency  *latencySummary // nil where the scenario has no tasks
 	runtime  map[string]any  // scenario facts (SQLite version, pool, ...)
 	metrics  map[string]any
@@ -36,13 +36,33 @@ type record struct {
 	Params       map[string]any  `json:"params"`
 	Checksum     uint64          `json:"checksum"`
 	ElapsedS     float64         `json:"elapsed_s"`
+	WindowCPUS   *windowCPU      `json:"window_cpu_s"`
 	LatencyUS    *latencySummary `json:"latency_us"`
 	PeakRSSBytes uint64          `json:"peak_rss_bytes"`
+	BaselineRSS  uint64          `json:"baseline_rss_bytes"`
 	CPUUserS     float64         `json:"cpu_user_s"`
 	CPUSysS      float64         `json:"cpu_sys_s"`
 	Runtime      map[string]any  `json:"runtime"`
 	Metrics      map[string]any  `json:"metrics"`
 }
+
+// windowCPU is the CPU time the process spent inside the timed window.
+type windowCPU struct {
+	User float64 `json:"user"`
+	Sys  float64 `json:"sys"`
+}
+
+func (w windowTimes) cpu() *windowCPU {
+	if !w.cpuKnown {
+		return nil
+	}
+	return &windowCPU{User: w.user.Seconds(), Sys: w.sys.Seconds()}
+}
+
+// baselineRSS is the peak resident set when main starts, before any scenario code:
+// what the program itself costs. Reports subtract it where memory per unit of work
+// is shown.
+var baselineRSS uint64
 
 func toolchain() string { return runtime.Version() }
 
@@ -77,9 +97,11 @@ func newRecord(inv *invocation, res *result) (*record, error) {
 		Variant:      inv.variant,
 		Params:       ps,
 		Checksum:     res.checksum,
-		ElapsedS:     res.elapsed.Seconds(),
+		ElapsedS:     res.window.elapsed.Seconds(),
+		WindowCPUS:   res.window.cpu(),
 		LatencyUS:    res.latency,
 		PeakRSSBytes: peak,
+		BaselineRSS:  baselineRSS,
 		CPUUserS:     user.Seconds(),
 		CPUSysS:      sys.Seconds(),
 		Runtime:      rt,

@@ -3,17 +3,42 @@ package main
 import (
 	"fmt"
 	"math"
+	"os"
 	"time"
 )
 
-// spinFold is the work before the sleep: x = x/i + 1 for i in 1..=spin, folded to a
-// fixed-precision integer so that the loop cannot be optimised away.
+// spinFold is the work before the sleep, the article's loop: x = 0; for i in
+// 1..spin (exclusive): even i divides and adds one, odd i multiplies. x is folded to
+// a fixed-precision integer so that the loop cannot be optimised away.
 func spinFold(spin int) uint64 {
 	x := 0.0
-	for i := 1; i <= spin; i++ {
-		x = x/float64(i) + 1.0
+	for i := 1; i < spin; i++ {
+		if i%2 == 0 {
+			x = x / float64(i)
+			x = x + 1.0
+		} else {
+			x = x * float64(i)
+		}
 	}
-	return uint64(math.Floor(x * 1e6))
+	return uint64(math.Floor(x * 1e3))
+}
+
+// sleepTask spins, sleeps ms milliseconds and returns what it slept (ms, only if its
+// own clock shows at least that long, else 0) plus its fold: a build whose tasks do
+// not really sleep gives a smaller checksum.
+//
+// skip (env BENCH_TEST_SKIP_SLEEP) makes the task skip its sleep, so a test can check
+// that such a build fails.
+func sleepTask(spin int, ms uint64, skip bool) uint64 {
+	fold := spinFold(spin)
+	began := now()
+	if !skip {
+		time.Sleep(time.Duration(ms) * time.Millisecond)
+	}
+	if since(began) < time.Duration(ms)*time.Millisecond {
+		return fold
+	}
+	return fold + ms
 }
 
 func runSleep(variant string, p params) (*result, error) {
@@ -22,6 +47,7 @@ func runSleep(variant string, p params) (*result, error) {
 	}
 	tasks, spin, maxSleep := p.int("tasks"), p.int("spin"), uint64(p.int("max_sleep_ms"))
 
+	skip := os.Getenv("BENCH_TEST_SKIP_SLEEP") != ""
 	lat := newLatencies(tasks)
 	// Each goroutine gets its own buffered channel (the article's final version), so
 	// none blocks on the collector and results come back in task order.
@@ -32,39 +58,44 @@ func runSleep(variant string, p params) (*result, error) {
 		return nil, err
 	}
 
-	start := now()
-	var sleptMs uint64
+	win := openWindow()
+	start := win.start
+	var scheduled uint64
 	for t := range tasks {
 		ms := g.next() % maxSleep
-		sleptMs += ms
+		scheduled += ms
 		ch := make(chan uint64, 1)
 		results[t] = ch
 		go func() {
 			defer exitOnPanic()
 			started := now()
-			fold := spinFold(spin)
-			time.Sleep(time.Duration(ms) * time.Millisecond)
+			v := sleepTask(spin, ms, skip)
 			lat.record(t, start, started, now())
-			ch <- fold
+			ch <- v
 		}()
 	}
-	var folds uint64
+	var checksum uint64
 	for _, ch := range results {
-		folds += <-ch
+		checksum += <-ch
 	}
-	elapsed := since(start)
+	wt := win.close()
 
+	// The run checks itself: every task must have slept what it was given.
+	if want := scheduled + uint64(tasks)*spinFold(spin); checksum != want {
+		return nil, fmt.Errorf("tasks woke early: they returned %d, expected %d (sleeps %d ms + folds)", checksum, want, scheduled)
+	}
 	peak, err := peakRSSBytes()
 	if err != nil {
 		return nil, err
 	}
 	return &result{
-		checksum: sleptMs + folds,
-		elapsed:  elapsed,
+		checksum: checksum,
+		window:   wt,
 		latency:  lat.summary(),
 		metrics: map[string]any{
 			"baseline_rss_bytes":    baseline,
 			"memory_per_task_bytes": float64(peak-baseline) / float64(tasks),
+			"slept_ms":              scheduled,
 		},
 	}, nil
 }

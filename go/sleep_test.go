@@ -3,17 +3,23 @@ package main
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 )
 
 func TestSleepChecksum(t *testing.T) {
 	t.Parallel()
 	const spin, maxSleep = 1000, 50
+	// The article's loop: even i divides and adds one, odd i multiplies.
 	x := 0.0
-	for i := 1; i <= spin; i++ {
-		x = x/float64(i) + 1.0
+	for i := 1; i < spin; i++ {
+		if i%2 == 0 {
+			x = x/float64(i) + 1.0
+		} else {
+			x *= float64(i)
+		}
 	}
-	fold := uint64(math.Floor(x * 1e6))
+	fold := uint64(math.Floor(x * 1e3))
 	for _, tasks := range []int{10, 100} {
 		t.Run(fmt.Sprintf("tasks=%d", tasks), func(t *testing.T) {
 			t.Parallel()
@@ -40,5 +46,16 @@ func TestSleepChecksum(t *testing.T) {
 			}
 			floatField(t, rec, "metrics", "memory_per_task_bytes")
 		})
+	}
+}
+
+// A build whose tasks do not sleep fails the run instead of passing with a checksum the
+// spawner made up: the tasks report what they slept after waking.
+func TestSleepSkippedFails(t *testing.T) {
+	t.Setenv("BENCH_TEST_SKIP_SLEEP", "1")
+	var stdout, stderr strings.Builder
+	code := run([]string{"sleep", "--tasks", "20", "--spin", "100", "--max_sleep_ms", "50"}, &stdout, &stderr)
+	if code != exitFailed || !strings.Contains(stderr.String(), "woke early") {
+		t.Fatalf("exit %d, stderr %q: want exit 1 naming tasks that woke early", code, stderr.String())
 	}
 }

@@ -139,7 +139,8 @@ func runUsers(db *sql.DB, setupHint string, tasks, rows int) (*result, error) {
 	var wg sync.WaitGroup
 	g := newLCG()
 
-	start := now()
+	win := openWindow()
+	start := win.start
 	for t := range tasks {
 		id := int64(1 + g.next()%uint64(rows))
 		age := int64(g.next() % 100)
@@ -167,7 +168,7 @@ func runUsers(db *sql.DB, setupHint string, tasks, rows int) (*result, error) {
 		})
 	}
 	wg.Wait()
-	elapsed := since(start)
+	wt := win.close()
 	if err := failed.get(); err != nil {
 		return nil, err
 	}
@@ -179,7 +180,7 @@ func runUsers(db *sql.DB, setupHint string, tasks, rows int) (*result, error) {
 	finalSum, sel := uint64(sum), selected.Load()
 	return &result{
 		checksum: finalSum + sel,
-		elapsed:  elapsed,
+		window:   wt,
 		latency:  lat.summary(),
 		metrics: map[string]any{
 			"updates":          updates.Load(),

@@ -6,6 +6,7 @@
 
 use crate::cli::Params;
 use crate::latency::Slots;
+use crate::window::Window;
 use crate::{Failure, Outcome, Result, join_failure, panic_message};
 use serde_json::json;
 use std::hint::black_box;
@@ -29,11 +30,11 @@ pub fn run(variant: &str, p: &Params) -> Result<Outcome> {
     let threads = p.count("threads");
     let slots = Arc::new(Slots::new(tasks));
 
-    let (checksum, elapsed, tokio_workers, parallel) = match variant {
+    let (checksum, window, tokio_workers, parallel) = match variant {
         "threads" => {
-            let start = Instant::now();
-            let checksum = on_threads(tasks, items, threads, start, &slots)?;
-            (checksum, start.elapsed(), 0, threads)
+            let window = Window::open();
+            let checksum = on_threads(tasks, items, threads, window.start, &slots)?;
+            (checksum, window.close(), 0, threads)
         }
         "async-single" | "tokio" => {
             let (rt, workers) = if variant == "tokio" {
@@ -41,7 +42,8 @@ pub fn run(variant: &str, p: &Params) -> Result<Outcome> {
             } else {
                 crate::tokio_current_thread()?
             };
-            let start = Instant::now();
+            let window = Window::open();
+            let start = window.start;
             let checksum = rt.block_on(async {
                 let handles: Vec<_> = (0..tasks)
                     .map(|t| {
@@ -60,7 +62,7 @@ pub fn run(variant: &str, p: &Params) -> Result<Outcome> {
                 }
                 Ok::<_, Failure>(checksum)
             })?;
-            (checksum, start.elapsed(), workers, workers)
+            (checksum, window.close(), workers, workers)
         }
         other => unreachable!("variant {other}"),
     };
@@ -69,7 +71,7 @@ pub fn run(variant: &str, p: &Params) -> Result<Outcome> {
     metrics.insert("parallel_threads".into(), json!(parallel));
     Ok(Outcome {
         checksum,
-        elapsed,
+        window,
         latency: slots.summary(),
         tokio_workers,
         metrics,

@@ -8,10 +8,10 @@
 
 use crate::cli::Params;
 use crate::lcg::Lcg;
-use crate::sysinfo::Usage;
+use crate::window::Window;
 use crate::{Failure, Outcome, Result, join_failure, panic_message, tokio_runtime};
 use serde_json::json;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The ten input values: value `i` is `pre[i % 10]`.
 pub fn pre() -> [i64; 10] {
@@ -31,16 +31,21 @@ pub fn run(variant: &str, p: &Params) -> Result<Outcome> {
     let buffer = p.count("buffer");
     let inputs = pre().into_iter().cycle().take(values);
 
-    let before = Usage::now();
-    let start = Instant::now();
-    let run = match variant {
-        "threads" => threads(inputs, workers, buffer)?,
-        "tokio" => tokio_tasks(inputs, workers, buffer)?,
-        "batched" => batched(inputs, workers, buffer, p.count("batch"))?,
-        other => unreachable!("variant {other}"),
+    // The runtime is built before the window and dropped after it, as Go's runtime
+    // exists before main: the window holds the pipeline only.
+    let rt = match variant {
+        "threads" => None,
+        _ => Some(tokio_runtime()?),
     };
-    let elapsed = start.elapsed();
-    let cpu = Usage::now().cpu().saturating_sub(before.cpu());
+    let window = Window::open();
+    let run = match (variant, &rt) {
+        ("threads", _) => threads(inputs, workers, buffer)?,
+        ("tokio", Some(rt)) => tokio_tasks(rt, inputs, workers, buffer)?,
+        ("batched", Some(rt)) => batched(rt, inputs, workers, buffer, p.count("batch"))?,
+        (other, _) => unreachable!("variant {other}"),
+    };
+    let window = window.close();
+    let (elapsed, cpu) = (window.elapsed, window.cpu());
 
     let checksum = u64::try_from(run.sum).map_err(|_| Failure("the sum overflowed".into()))?;
     let mut metrics = serde_json::Map::new();
@@ -52,7 +57,7 @@ pub fn run(variant: &str, p: &Params) -> Result<Outcome> {
     metrics.insert("per_worker_values".into(), json!(run.per_worker));
     Ok(Outcome {
         checksum,
-        elapsed,
+        window,
         latency: None,
         tokio_workers: run.tokio_workers,
         metrics,
@@ -113,11 +118,12 @@ fn threads(inputs: impl Iterator<Item = i64> + Send, workers: usize, buffer: usi
 }
 
 fn tokio_tasks(
+    (rt, tokio_workers): &(tokio::runtime::Runtime, usize),
     inputs: impl Iterator<Item = i64> + Send + 'static,
     workers: usize,
     buffer: usize,
 ) -> Result<Run> {
-    let (rt, tokio_workers) = tokio_runtime()?;
+    let tokio_workers = *tokio_workers;
     rt.block_on(async {
         let (in_tx, in_rx) = async_channel::bounded::<i64>(buffer);
         let (out_tx, out_rx) = async_channel::bounded::<i64>(buffer);
@@ -157,12 +163,13 @@ fn tokio_tasks(
 }
 
 fn batched(
+    (rt, tokio_workers): &(tokio::runtime::Runtime, usize),
     mut inputs: impl Iterator<Item = i64> + Send + 'static,
     workers: usize,
     buffer: usize,
     batch: usize,
 ) -> Result<Run> {
-    let (rt, tokio_workers) = tokio_runtime()?;
+    let tokio_workers = *tokio_workers;
     rt.block_on(async {
         let (in_tx, in_rx) = async_channel::bounded::<Vec<i64>>(buffer);
         let (out_tx, out_rx) = async_channel::bounded::<Vec<i64>>(buffer);

@@ -6,6 +6,7 @@
 use crate::cli::Params;
 use crate::files_setup::{FILES, Shared, runtime_facts};
 use crate::lcg::Lcg;
+use crate::window::Window;
 use crate::{Context, Ctx, Failure, Outcome, Result, join_failure, tokio_runtime};
 use serde_json::json;
 use std::path::Path;
@@ -32,7 +33,8 @@ pub fn run(p: &Params, ctx: Ctx) -> Result<Outcome> {
     let (rt, tokio_workers) = tokio_runtime()?;
     let mut handles = Vec::with_capacity(tasks);
 
-    let start = Instant::now();
+    let window = Window::open();
+    let start = window.start;
     let (appends, bytes_read) = rt.block_on(async {
         let mut lcg = Lcg::new();
         for t in 0..tasks {
@@ -69,7 +71,7 @@ pub fn run(p: &Params, ctx: Ctx) -> Result<Outcome> {
         }
         Ok::<_, Failure>((appends, bytes_read))
     })?;
-    let elapsed = start.elapsed();
+    let window = window.close();
 
     let mut checksum = 0;
     for path in &shared.paths {
@@ -82,7 +84,7 @@ pub fn run(p: &Params, ctx: Ctx) -> Result<Outcome> {
     metrics.insert("bytes_read".into(), json!(bytes_read));
     Ok(Outcome {
         checksum,
-        elapsed,
+        window,
         latency: shared.slots.summary(),
         tokio_workers,
         runtime: runtime_facts(ctx),

@@ -20,6 +20,7 @@ pub mod sleep;
 pub mod sql_common;
 pub mod sqlite;
 pub mod sysinfo;
+pub mod window;
 
 use cli::{Command, Invocation};
 use serde_json::{Map, Value};
@@ -28,7 +29,6 @@ use std::fmt::Display;
 use std::io::Write;
 use std::panic::{self, AssertUnwindSafe};
 use std::process::ExitCode;
-use std::time::Duration;
 
 /// Which binary this is.
 #[derive(Debug, Clone, Copy)]
@@ -68,8 +68,8 @@ pub mod build_info {
 #[derive(Debug, Default)]
 pub struct Outcome {
     pub checksum: u64,
-    /// The scenario's own timed window.
-    pub elapsed: Duration,
+    /// The scenario's own timed window, with the CPU time spent inside it.
+    pub window: window::WindowTimes,
     pub latency: Option<latency::LatencyPair>,
     /// Worker threads of the tokio runtime the scenario used (0: none).
     pub tokio_workers: usize,
@@ -216,6 +216,7 @@ pub fn main(build: Build) -> ExitCode {
 }
 
 fn ctx(program: &'static str) -> Ctx {
+    sysinfo::note_baseline_rss();
     Ctx {
         program,
         open_files: sysinfo::raise_open_files_limit(),

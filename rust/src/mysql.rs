@@ -7,6 +7,7 @@ use crate::latency::Slots;
 use crate::sql_common::{
     self, CREATE_TABLE, DROP_TABLE, check_rows, collect, fill, open_all, spawn_all, task,
 };
+use crate::window::Window;
 use crate::{
     Context, Ctx, Failure, Outcome, Result, build_info, tokio_current_thread, tokio_runtime,
 };
@@ -15,7 +16,7 @@ use sqlx::mysql::{MySqlConnectOptions, MySqlConnection, MySqlPoolOptions, MySqlS
 use sqlx::{ConnectOptions, Connection, MySqlPool};
 use std::str::FromStr;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 pub const DSN_ENV: &str = "BENCH_MYSQL_DSN";
 /// How long an unreachable server may take to say so.
@@ -117,13 +118,14 @@ pub fn run(p: &Params, ctx: Ctx) -> Result<Outcome> {
         );
 
         let slots = Arc::new(Slots::new(tasks));
-        let start = Instant::now();
+        let window = Window::open();
+        let start = window.start;
         let handles = spawn_all(tasks, rows, start, &slots, |draw| {
             let pool = pool.clone();
             async move { task(&pool, draw).await }
         });
         let (updates, selected_rows) = collect(handles).await?;
-        let elapsed = start.elapsed();
+        let window = window.close();
 
         // SUM is DECIMAL in MySQL.
         let final_sum: Option<i64> =
@@ -136,7 +138,7 @@ pub fn run(p: &Params, ctx: Ctx) -> Result<Outcome> {
             updates,
             selected_rows,
             final_sum.unwrap_or(0),
-            elapsed,
+            window,
             &slots,
             tokio_workers,
             runtime,

@@ -21,12 +21,21 @@ pub struct Record {
     params: Map<String, Value>,
     checksum: u64,
     elapsed_s: f64,
+    window_cpu_s: WindowCpu,
     latency_us: Option<LatencyPair>,
     peak_rss_bytes: u64,
+    baseline_rss_bytes: u64,
     cpu_user_s: f64,
     cpu_sys_s: f64,
     runtime: Map<String, Value>,
     metrics: Map<String, Value>,
+}
+
+/// The CPU time the process spent inside the timed window.
+#[derive(Serialize)]
+struct WindowCpu {
+    user: f64,
+    sys: f64,
 }
 
 impl Record {
@@ -44,9 +53,14 @@ impl Record {
             variant: inv.variant,
             params: inv.params.to_json(),
             checksum: outcome.checksum,
-            elapsed_s: outcome.elapsed.as_secs_f64(),
+            elapsed_s: outcome.window.elapsed.as_secs_f64(),
+            window_cpu_s: WindowCpu {
+                user: outcome.window.cpu_user.as_secs_f64(),
+                sys: outcome.window.cpu_sys.as_secs_f64(),
+            },
             latency_us: outcome.latency,
             peak_rss_bytes: usage.peak_rss_bytes,
+            baseline_rss_bytes: crate::sysinfo::baseline_rss_bytes(),
             cpu_user_s: usage.cpu_user.as_secs_f64(),
             cpu_sys_s: usage.cpu_sys.as_secs_f64(),
             runtime,

@@ -5,23 +5,44 @@ use crate::cli::Params;
 use crate::latency::Slots;
 use crate::lcg::Lcg;
 use crate::sysinfo::peak_rss_bytes;
+use crate::window::Window;
 use crate::{Outcome, Result, join_failure, tokio_runtime};
 use serde_json::json;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// `x = x / i + 1` for `i` in `1..=spin`, from `x = 0`.
+/// The article's loop: `x = 0`; for `i` in `1..iterations`: even `i` divides and adds
+/// one, odd `i` multiplies.
 pub fn spin(iterations: u64) -> f64 {
     let mut x = 0.0f64;
-    for i in 1..=iterations {
-        x = x / (i as f64) + 1.0;
+    for i in 1..iterations {
+        if i % 2 == 0 {
+            x /= i as f64;
+            x += 1.0;
+        } else {
+            x *= i as f64;
+        }
     }
     x
 }
 
-/// What `x` adds to the checksum: `floor(x * 1e6)`.
+/// What `x` adds to the checksum: `floor(x * 1e3)` (fits 10^6 tasks in a u64).
 pub fn fold(x: f64) -> u64 {
-    (x * 1e6).floor() as u64
+    (x * 1e3).floor() as u64
+}
+
+/// A task's share of the checksum: its fold, plus what it slept (`ms`, only if its own
+/// clock shows at least that long, else 0). A build whose tasks do not really sleep
+/// gives a smaller checksum.
+async fn task(iterations: u64, ms: u64) -> u64 {
+    let x = spin(iterations);
+    let began = Instant::now();
+    let want = Duration::from_millis(ms);
+    if std::env::var_os("BENCH_TEST_SKIP_SLEEP").is_none() {
+        tokio::time::sleep(want).await;
+    }
+    let slept = if began.elapsed() >= want { ms } else { 0 };
+    fold(x) + slept
 }
 
 pub fn run(p: &Params) -> Result<Outcome> {
@@ -34,30 +55,37 @@ pub fn run(p: &Params) -> Result<Outcome> {
     let mut handles = Vec::with_capacity(tasks);
     let baseline = peak_rss_bytes();
 
-    let start = Instant::now();
-    let checksum = rt.block_on(async {
+    let window = Window::open();
+    let start = window.start;
+    let (checksum, scheduled) = rt.block_on(async {
         let mut lcg = Lcg::new();
-        let mut slept_ms = 0;
+        let mut scheduled = 0u64;
         for t in 0..tasks {
             let ms = lcg.below(max_sleep_ms);
-            slept_ms += ms;
+            scheduled += ms;
             let slots = Arc::clone(&slots);
             handles.push(tokio::spawn(async move {
                 let began = Instant::now();
-                let x = spin(iterations);
-                tokio::time::sleep(Duration::from_millis(ms)).await;
+                let share = task(iterations, ms).await;
                 slots.finish(t, start, began);
-                x
+                share
             }));
         }
-        let mut checksum = slept_ms;
+        let mut checksum = 0u64;
         for handle in handles {
-            checksum += fold(handle.await.map_err(join_failure)?);
+            checksum = checksum.wrapping_add(handle.await.map_err(join_failure)?);
         }
-        Ok::<_, crate::Failure>(checksum)
+        Ok::<_, crate::Failure>((checksum, scheduled))
     })?;
-    let elapsed = start.elapsed();
+    let window = window.close();
 
+    // The run checks itself: every task must have slept what it was given.
+    let want = scheduled.wrapping_add((tasks as u64).wrapping_mul(fold(spin(iterations))));
+    if checksum != want {
+        return Err(crate::Failure(format!(
+            "tasks woke early: they returned {checksum}, expected {want} (sleeps {scheduled} ms + folds)"
+        )));
+    }
     let peak = peak_rss_bytes();
     let mut metrics = serde_json::Map::new();
     metrics.insert("baseline_rss_bytes".into(), json!(baseline));
@@ -65,9 +93,10 @@ pub fn run(p: &Params) -> Result<Outcome> {
         "memory_per_task_bytes".into(),
         json!(peak.saturating_sub(baseline) as f64 / tasks as f64),
     );
+    metrics.insert("slept_ms".into(), json!(scheduled));
     Ok(Outcome {
         checksum,
-        elapsed,
+        window,
         latency: slots.summary(),
         tokio_workers,
         metrics,
@@ -79,10 +108,10 @@ pub fn run(p: &Params) -> Result<Outcome> {
 mod tests {
     #[test]
     fn spin_and_fold() {
-        assert_eq!(super::spin(1), 1.0);
-        assert_eq!(super::spin(2), 1.5);
-        // x_i = x_{i-1}/i + 1 tends to 1 + 1/i + ...: close to 1 for large i.
-        assert!((super::spin(100_000) - 1.0).abs() < 1e-4);
-        assert_eq!(super::fold(1.5), 1_500_000);
+        // i = 1 multiplies 0; i = 2: 0 / 2 + 1; i = 3: 1 * 3; i = 4: 3 / 4 + 1.
+        assert_eq!(super::spin(1), 0.0);
+        assert_eq!(super::spin(3), 1.0);
+        assert_eq!(super::spin(5), 1.75);
+        assert_eq!(super::fold(1.75), 1_750);
     }
 }

@@ -11,7 +11,7 @@ use crate::lcg::Lcg;
 use crate::{Context, Failure, Outcome, Result};
 use serde_json::{Map, Value, json};
 use sqlx::{ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, Pool, Type};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 pub const DROP_TABLE: &str = "DROP TABLE IF EXISTS users";
 pub const CREATE_TABLE: &str = "CREATE TABLE users (id INTEGER PRIMARY KEY, salary INT NOT NULL, age INT NOT NULL, address CHAR(50))";
@@ -214,7 +214,7 @@ pub fn outcome(
     updates: u64,
     selected_rows: u64,
     final_salary_sum: i64,
-    elapsed: Duration,
+    window: crate::window::WindowTimes,
     slots: &Slots,
     tokio_workers: usize,
     runtime: Map<String, Value>,
@@ -225,7 +225,7 @@ pub fn outcome(
     metrics.insert("final_salary_sum".into(), json!(final_salary_sum));
     Outcome {
         checksum: final_salary_sum.max(0) as u64 + selected_rows,
-        elapsed,
+        window,
         latency: slots.summary(),
         tokio_workers,
         runtime,

@@ -5,6 +5,7 @@
 use crate::cli::Params;
 use crate::latency::Slots;
 use crate::sql_common::{self, CREATE_TABLE, check_rows, collect, fill, open_all, spawn_all, task};
+use crate::window::Window;
 use crate::{
     Context, Ctx, Failure, Outcome, Result, build_info, tokio_current_thread, tokio_runtime,
 };
@@ -13,7 +14,7 @@ use sqlx::SqlitePool;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use std::path::Path;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 pub const BUSY_TIMEOUT_ENV: &str = "BENCH_SQLITE_BUSY_TIMEOUT_MS";
 const DEFAULT_BUSY_TIMEOUT_MS: u64 = 5000;
@@ -108,13 +109,14 @@ pub fn run(p: &Params, ctx: Ctx) -> Result<Outcome> {
         let runtime = facts(&pool, size).await?;
 
         let slots = Arc::new(Slots::new(tasks));
-        let start = Instant::now();
+        let window = Window::open();
+        let start = window.start;
         let handles = spawn_all(tasks, rows, start, &slots, |draw| {
             let pool = pool.clone();
             async move { task(&pool, draw).await }
         });
         let (updates, selected_rows) = collect(handles).await?;
-        let elapsed = start.elapsed();
+        let window = window.close();
 
         let final_sum: Option<i64> = sqlx::query_scalar("SELECT SUM(salary) FROM users")
             .fetch_one(&pool)
@@ -125,7 +127,7 @@ pub fn run(p: &Params, ctx: Ctx) -> Result<Outcome> {
             updates,
             selected_rows,
             final_sum.unwrap_or(0),
-            elapsed,
+            window,
             &slots,
             tokio_workers,
             runtime,

@@ -193,11 +193,16 @@ fn sleep_checksum() {
     let (tasks, spin, max_sleep_ms) = (100, 1000, 50);
     let mut lcg = Lcg::new();
     let slept: u64 = (0..tasks).map(|_| lcg.next() % max_sleep_ms).sum();
+    // The article's loop: even i divides and adds one, odd i multiplies.
     let mut x = 0.0f64;
-    for i in 1..=spin {
-        x = x / i as f64 + 1.0;
+    for i in 1..spin {
+        if i % 2 == 0 {
+            x = x / i as f64 + 1.0;
+        } else {
+            x *= i as f64;
+        }
     }
-    let expected = slept + tasks * (x * 1e6).floor() as u64;
+    let expected = slept + tasks * (x * 1e3).floor() as u64;
     for (bin, _) in BINARIES {
         let r = record(
             bin,
@@ -336,5 +341,28 @@ fn a_panicking_task_fails_the_run() {
                 "{last}"
             );
         }
+    }
+}
+
+/// A build whose tasks do not sleep fails the run: the tasks report what they slept
+/// after waking, and the run checks it against what the spawner gave them.
+#[test]
+fn sleep_skipped_fails_the_run() {
+    for (bin, _) in BINARIES {
+        let out = common::run_with_env(
+            bin,
+            &[
+                "sleep",
+                "--tasks",
+                "20",
+                "--spin",
+                "100",
+                "--max_sleep_ms",
+                "50",
+            ],
+            &[("BENCH_TEST_SKIP_SLEEP", Some("1"))],
+        );
+        assert_eq!(out.code, 1, "{}", out.stderr);
+        assert!(out.stderr.contains("woke early"), "{}", out.stderr);
     }
 }

@@ -36,6 +36,19 @@ pub fn peak_rss_bytes() -> u64 {
     Usage::now().peak_rss_bytes
 }
 
+static BASELINE_RSS: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+
+/// Record the peak resident set at start, before any scenario code: what the program
+/// itself costs. Reports subtract it where memory per unit of work is shown.
+pub fn note_baseline_rss() {
+    BASELINE_RSS.get_or_init(peak_rss_bytes);
+}
+
+/// The peak resident set noted at start (0 if it never was).
+pub fn baseline_rss_bytes() -> u64 {
+    BASELINE_RSS.get().copied().unwrap_or(0)
+}
+
 /// Most files the file scenarios hold open at once.
 pub const MAX_OPEN_PERMITS: u64 = 4096;
 

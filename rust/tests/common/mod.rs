@@ -87,7 +87,7 @@ pub fn program_name(bin: &str) -> &'static str {
         .expect("a known binary")
 }
 
-const REQUIRED: [&str; 16] = [
+const REQUIRED: [&str; 18] = [
     "schema",
     "lang",
     "program",
@@ -98,8 +98,10 @@ const REQUIRED: [&str; 16] = [
     "params",
     "checksum",
     "elapsed_s",
+    "window_cpu_s",
     "latency_us",
     "peak_rss_bytes",
+    "baseline_rss_bytes",
     "cpu_user_s",
     "cpu_sys_s",
     "runtime",
