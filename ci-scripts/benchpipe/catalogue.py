@@ -64,6 +64,16 @@ class Scenario:
     variants: dict[str, tuple[str, ...]]
     params: dict[str, Param]
     grids: dict[str, dict[str, tuple]]
+    pairs: dict[str, str] = field(default_factory=dict)            # rust variant -> go variant
+    only: dict[str, dict[str, tuple]] = field(default_factory=dict)  # variant -> param -> allowed values
+
+    def allows(self, variant: str, params: dict) -> bool:
+        """False where `only.<variant>` rules these params out."""
+        return all(params.get(p) in vals for p, vals in self.only.get(variant, {}).items())
+
+    def go_counterpart(self, rust_variant: str) -> str | None:
+        """The Go variant a Rust variant is compared with (catalogue `pairs`)."""
+        return self.pairs.get(rust_variant)
 
     def key_params(self, values: dict) -> dict:
         """The identifying parameters: every `key` parameter, given value or default."""
@@ -122,7 +132,9 @@ class Catalogue:
                     if variants and variant not in variants:
                         continue
                     for combo in itertools.product(*(grid[n] for n in names)):
-                        out.append(BenchSpec(sc, variant, build, sc.key_params(dict(zip(names, combo)))))
+                        params = sc.key_params(dict(zip(names, combo)))
+                        if sc.allows(variant, params):
+                            out.append(BenchSpec(sc, variant, build, params))
         return out
 
 
@@ -176,8 +188,24 @@ def _parse(raw: dict, path: Path) -> Catalogue:
             grids[preset] = {k: tuple(v) for k, v in grid.items()}
         if s["size"] not in params:
             raise ValueError(f"scenario {name}: size parameter {s['size']!r} is not a parameter")
+        variants = {lang: tuple(v) for lang, v in s["variants"].items()}
+        pairs = dict(s.get("pairs", {}))
+        for rv in variants.get("rust", ()):
+            if pairs.get(rv) not in variants.get("go", ()):
+                raise ValueError(f"scenario {name}: pairs.{rv} must name the Go variant it is compared with "
+                                 f"(one of {', '.join(variants.get('go', ()))})")
+        if set(pairs) - set(variants.get("rust", ())):
+            raise ValueError(f"scenario {name}: pairs names an unknown Rust variant")
+        only = {}
+        for v, rules in s.get("only", {}).items():
+            if not any(v in vs for vs in variants.values()):
+                raise ValueError(f"scenario {name}: only.{v}: unknown variant")
+            for pname, vals in rules.items():
+                if pname not in params or not isinstance(vals, list) or not vals:
+                    raise ValueError(f"scenario {name}: only.{v}.{pname} must be a non-empty list of a parameter's values")
+            only[v] = {k: tuple(x) for k, x in rules.items()}
         scenarios[name] = Scenario(
             name, s["title"], tuple(s["seeds"]), bool(s["setup"]), s["size"],
-            {lang: tuple(v) for lang, v in s["variants"].items()}, params, grids,
+            variants, params, grids, pairs, only,
         )
     return Catalogue(presets, builds, scenarios, path)

@@ -19,6 +19,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchpipe.history import primary_time
 from benchpipe import trends
 from benchpipe.errors import BenchError
 from benchpipe.results import family_id, format_params
@@ -86,7 +87,7 @@ def size_charts(model: trends.Model, cat, datadir: Path, png_os: str | None = No
                 es = sorted(es, key=lambda e: float(e["key"]["params"][size_param]))
                 rows = []
                 for e in es:
-                    st = e["time_s"] if metric == "time" else e["memory_bytes"]
+                    st = primary_time(e) if metric == "time" else e["memory_bytes"]
                     f = (lambda x: x) if metric == "time" else _mib
                     rows.append(f"{e['key']['params'][size_param]} {f(st['median']):.9g} {f(st['ci_low']):.9g} {f(st['ci_high']):.9g}")
                 blocks.append("\n".join(rows))
@@ -97,8 +98,8 @@ def size_charts(model: trends.Model, cat, datadir: Path, png_os: str | None = No
                 plots.append(f"{gq(str(fname))} index {i} using 1:2:3:4 with yerrorlines lc rgb '{colour}' lw 2 "
                              f"pt {pt} ps 1.1 dt {dt} title {gq(label)}")
             fname.write_text("\n\n\n".join(blocks) + "\n", encoding="utf-8")
-            unit = "wall time per run (s)" if metric == "time" else "peak memory (MiB)"
-            what = "time" if metric == "time" else "peak memory"
+            unit = "timed window per run (s)" if metric == "time" else "peak memory (MiB)"
+            what = "timed window" if metric == "time" else "peak memory"
             script = "\n".join([
                 f"set title {gq(f'{title}: {what} on {os_} (median, 95% CI)')} noenhanced",
                 "set logscale xy", f"set xlabel {gq(size_param + ' (log scale)')} noenhanced",
@@ -124,7 +125,8 @@ def trend_charts(model: trends.Model, datadir: Path) -> list[Chart]:
         fname = datadir / f"{name.replace('/', '_')}.dat"
         blocks = []
         for s in group:
-            rows = [f"{e['date']} {e['time_s']['median']:.9g} {e['time_s']['ci_low']:.9g} {e['time_s']['ci_high']:.9g} "
+            rows = [f"{e['date']} {primary_time(e)['median']:.9g} {primary_time(e)['ci_low']:.9g} "
+                    f"{primary_time(e)['ci_high']:.9g} "
                     f"{_mib(e['memory_bytes']['median']):.9g} {_mib(e['memory_bytes']['ci_low']):.9g} "
                     f"{_mib(e['memory_bytes']['ci_high']):.9g}" for e in s.entries]
             blocks.append("\n".join(rows))
@@ -189,8 +191,8 @@ def toolchain_charts(model: trends.Model, cat, datadir: Path) -> list[Chart]:
         for fam, per in sorted(fams.items()):
             if newer not in per:
                 continue
-            vals = [f"{per[newer]['time_s']['median'] / per[o]['time_s']['median']:.6g}"
-                    if o in per and per[o]["time_s"]["median"] > 0 else "NaN" for o in olders]
+            vals = [f"{primary_time(per[newer])['median'] / primary_time(per[o])['median']:.6g}"
+                    if o in per and primary_time(per[o])["median"] > 0 else "NaN" for o in olders]
             label = fam.split("/", 1)[1].replace("/", " ")
             rows.append('"' + " ".join(label.split()).replace('"', "'") + '" ' + " ".join(vals))
         if not rows:

@@ -13,28 +13,23 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from benchpipe import stats
+from benchpipe import measures, stats
 from benchpipe.errors import UsageError
 from benchpipe.results import family_id, format_params, key_id
 
 COMPARE_SCHEMA = "gorust-bench.compare/1"
 
-# The metrics compared, smaller is better. time: hyperfine's wall-clock time per run;
-# cpu: user + system CPU time per run (much less disturbed than wall time by other
-# processes on a shared runner); memory: peak resident set per run.
-METRICS = {"time": "wall-clock time", "cpu": "CPU time (user + system)", "memory": "peak memory"}
+# The metrics compared, smaller is better (benchpipe.measures): time: the program's own
+# timed window per run (setup and start-up excluded, the primary time of every report);
+# cpu: the CPU time (user + system) spent inside that window (much less disturbed than
+# wall time by other processes on a shared runner); memory: peak resident set per run.
+METRICS = {"time": "timed window", "cpu": "CPU time in the window", "memory": "peak memory"}
 
 
 def metric_samples(bench: dict, metric: str) -> list:
     """The per-run samples of one metric of a results-file benchmark."""
-    s = bench["samples"]
-    if metric == "time":
-        return list(s["wall_s"])
-    if metric == "memory":
-        return list(s["peak_rss_bytes"])
-    if metric == "cpu":
-        return [u + y for u, y in zip(s["user_s"], s["sys_s"])] if len(s["user_s"]) == len(s["sys_s"]) else []
-    raise KeyError(metric)
+    return {"time": measures.window_s, "cpu": measures.cpu_s, "memory": measures.memory_bytes}[metric](bench)
+
 
 MISSING = "missing"
 FAILED = "failed"

@@ -12,8 +12,10 @@ Per benchmark (one key):
 - memory cross-check: hyperfine's per-run peak vs the record's `peak_rss_bytes`. Both
   come from the same rusage field, so they should agree closely; when they differ by
   more than 30% and 8 MiB the status stays `ok` (the timing is still valid) and
-  `reason` carries a "warning: ..." naming both figures. For an `ok` benchmark,
-  `reason` only ever holds such warnings.
+  `reason` carries a "warning: ..." naming both figures. Likewise an open-loop run
+  (hashmap, shape rate) whose spawner reached less than 95% of the offered rate
+  (measures.rate_warning). For an `ok` benchmark, `reason` only ever holds such
+  warnings.
 
 Interleaving: benchmarks that differ only in A/B label or toolchain form a group. A
 group of one runs as one hyperfine invocation. A larger group runs in rounds: each
@@ -38,7 +40,7 @@ from pathlib import Path
 
 import json
 
-from benchpipe import hyperfine, schema
+from benchpipe import hyperfine, measures, schema
 from benchpipe.catalogue import BenchSpec, Preset
 from benchpipe.results import RESULTS_SCHEMA, format_params, key_id
 from benchpipe.toolchains import Built
@@ -172,6 +174,9 @@ def _finish(job: Job) -> None:
             job.warnings.append(f"warning: run {i}: hyperfine measured a peak of {hf} bytes, "
                                 f"the program reported {own} bytes")
             break
+    rate = measures.rate_warning(job.records)
+    if rate:
+        job.warnings.append(rate)
     job.status = "ok"
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import jinja2
 
+from benchpipe.history import primary_time
 from benchpipe import ROOT, catalogue as catalogue_mod, charts as charts_mod, history as history_mod, trends
 from benchpipe.errors import BenchError
 from benchpipe.fsutil import atomic_write_text
@@ -101,7 +102,7 @@ def overview(model: trends.Model, cat) -> list[dict]:
                 if o != os_ or k["scenario"] != sc_name or k["toolchain"] != model.headline.get((o, k["lang"])):
                     continue
                 latest[(k["build"], k["variant"], trends.other_params(k, size_param, vary), k["params"].get(size_param))] = e
-            pairs = trends.pair_variants(info["variants"].get("go", ()), info["variants"].get("rust", ()))
+            pairs = trends.pair_variants(sc, info["variants"].get("go", ()), info["variants"].get("rust", ()))
             if not info["variants"].get("go"):
                 pairs = [(None, v) for v in sorted(info["variants"].get("rust", ()))]
             rows = []
@@ -114,11 +115,14 @@ def overview(model: trends.Model, cat) -> list[dict]:
                     rm = latest.get(("rust-mimalloc", rv, other, size))
                     if not (go or rs or rm):
                         continue
-                    ratio = lambda a, b, f: (a[f]["median"] / b[f]["median"]) if a and b and b[f]["median"] > 0 else None
+                    def ratio(a, b, f):
+                        va, vb = (None, None) if not (a and b) else (
+                            (primary_time(a), primary_time(b)) if f == "time" else (a[f], b[f]))
+                        return va["median"] / vb["median"] if va and vb and vb["median"] > 0 else None
                     rows.append({"size": size, "other": other, "go_variant": gv, "rust_variant": rv,
                                  "go": go, "rs": rs, "rm": rm,
-                                 "diff_time": ratio(rs, go, "time_s"), "diff_mem": ratio(rs, go, "memory_bytes"),
-                                 "diff_time_mi": ratio(rm, go, "time_s"), "diff_mem_mi": ratio(rm, go, "memory_bytes")})
+                                 "diff_time": ratio(rs, go, "time"), "diff_mem": ratio(rs, go, "memory_bytes"),
+                                 "diff_time_mi": ratio(rm, go, "time"), "diff_mem_mi": ratio(rm, go, "memory_bytes")})
             commits = sorted({(e["date"], e["commit"]) for e in latest.values()}, reverse=True)
             tables.append({"os": os_, "rows": rows, "go_tc": model.headline.get((os_, "go")),
                            "rust_tc": model.headline.get((os_, "rust")),
@@ -126,6 +130,18 @@ def overview(model: trends.Model, cat) -> list[dict]:
         out.append({"name": sc_name, "title": sc.title if sc else sc_name, "size_param": size_param,
                     "tables": tables, "oses": sorted(info["oses"])})
     return out
+
+
+def scenario_figure(e: dict) -> str:
+    """The scenario's own published figure of an entry, as text ("" where it has none)."""
+    m = e.get("metrics") or {}
+    if "achieved_spawn_rate_per_ms" in m:
+        return f"{m['achieved_spawn_rate_per_ms']:.2f} tasks/ms achieved"
+    if "values_per_s" in m:
+        return f"{m['values_per_s'] / 1e6:.1f} M values/s"
+    if "memory_per_task_bytes" in m:
+        return f"{m['memory_per_task_bytes']:.0f} B per task"
+    return ""
 
 
 def scenario_data(model: trends.Model, sc_name: str, size_param: str) -> dict:
@@ -138,7 +154,12 @@ def scenario_data(model: trends.Model, sc_name: str, size_param: str) -> dict:
         rows.append({
             "id": kid, "os": os_, "lang": k["lang"], "build": k["build"], "toolchain": k["toolchain"],
             "variant": k["variant"], "params": format_params(k["params"]), "size": k["params"].get(size_param),
-            "time": [e["time_s"]["median"], e["time_s"]["ci_low"], e["time_s"]["ci_high"]],
+            "time": [primary_time(e)["median"], primary_time(e)["ci_low"], primary_time(e)["ci_high"]],
+            "wall": e["time_s"]["median"],
+            "cpu": (e.get("window_cpu_s") or {}).get("median"),
+            "p50": (e.get("latency_us") or {}).get("p50"), "p99": (e.get("latency_us") or {}).get("p99"),
+            "figure": scenario_figure(e),
+            "warning": e.get("warning", ""),
             "mem": [e["memory_bytes"]["median"], e["memory_bytes"]["ci_low"], e["memory_bytes"]["ci_high"]],
             "n": e["time_s"]["n"], "date": e["date"], "commit": e["commit"], "chart": f"charts/{chart}.svg",
         })

@@ -56,8 +56,10 @@ def record(key: dict, os_: str, wall: float, rss: int, cores: int = 4) -> dict:
     return {
         "schema": "gorust-bench.record/1", "lang": lang, "program": _PROGRAM[key["build"]], "build": key["build"],
         "toolchain": key["toolchain"], "scenario": key["scenario"], "variant": key["variant"],
-        "params": dict(key["params"]), "checksum": 12345, "elapsed_s": round(wall * 0.95, 9), "latency_us": None,
-        "peak_rss_bytes": rss, "cpu_user_s": round(wall * 0.8, 9), "cpu_sys_s": round(wall * 0.1, 9),
+        "params": dict(key["params"]), "checksum": 12345, "elapsed_s": round(wall * 0.95, 9),
+        "window_cpu_s": {"user": round(wall * 0.75, 9), "sys": round(wall * 0.09, 9)}, "latency_us": None,
+        "peak_rss_bytes": rss, "baseline_rss_bytes": min(rss, 2_000_000),
+        "cpu_user_s": round(wall * 0.8, 9), "cpu_sys_s": round(wall * 0.1, 9),
         "runtime": {"os": os_, "arch": "x86_64", "num_cpu": cores}, "metrics": {},
     }
 

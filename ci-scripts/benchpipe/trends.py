@@ -2,7 +2,7 @@
 and OS, the latest result per key, the headline toolchain per language, Go-vs-Rust
 pairs, and change points (through a small adapter over benchpipe.changepoints).
 
-Change points are found on the median wall time of each (benchmark, OS) series, in
+Change points are found on the median timed window (history.primary_time) of each (benchmark, OS) series, in
 parallel processes, with a cache (keyed by the series' content) kept beside the site,
 so re-rendering an unchanged history detects nothing again."""
 
@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchpipe.fsutil import atomic_write_json
+from benchpipe.history import primary_time
 from benchpipe.results import family_id, format_params
 
 LANGS = ("go", "rust")
@@ -171,7 +172,7 @@ def build(hist, cat, detect: bool = True, cache_path: Path | None = None, jobs: 
     regressions = []
     if detect:
         inputs = {sid: ([x["commit"] for x in s.entries], [x["date"] for x in s.entries],
-                        [x["time_s"]["median"] for x in s.entries]) for sid, s in series.items()}
+                        [primary_time(x)["median"] for x in s.entries]) for sid, s in series.items()}
         found = detect_all(inputs, cache_path, jobs, cp_options)
         for sid, cps in found.items():
             s = series[sid]
@@ -210,16 +211,16 @@ def varying_params(keys, size_param: str | None) -> set:
     return {n for n, vs in values.items() if len(vs) > 1 and n != size_param}
 
 
-def pair_variants(go_variants, rust_variants) -> list[tuple[str, str]]:
-    """Go variant -> the Rust variant it is compared with on the overview: the same name,
-    else tokio, else the first Rust variant."""
-    rust = sorted(rust_variants)
+def pair_variants(scenario, go_variants, rust_variants) -> list[tuple[str, str]]:
+    """(Go variant, Rust variant) rows of the overview, from the catalogue's `pairs`
+    (scenario: a catalogue.Scenario, or None for a scenario the catalogue does not know:
+    then only same-named variants pair). Go variants no Rust variant pairs with get a
+    row of their own."""
     out = []
-    for gv in sorted(go_variants):
-        if gv in rust_variants:
-            out.append((gv, gv))
-        elif "tokio" in rust_variants:
-            out.append((gv, "tokio"))
-        elif rust:
-            out.append((gv, rust[0]))
+    for rv in sorted(rust_variants):
+        gv = scenario.go_counterpart(rv) if scenario is not None else (rv if rv in go_variants else None)
+        if gv in go_variants:
+            out.append((gv, rv))
+    for gv in sorted(set(go_variants) - {g for g, _ in out}):
+        out.append((gv, None))
     return out

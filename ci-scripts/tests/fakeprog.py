@@ -62,6 +62,7 @@ print("some progress output before the record")
 print(json.dumps({
     "schema": "gorust-bench.record/1", "lang": lang, "program": program, "build": build, "toolchain": toolchain,
     "scenario": scenario, "variant": variant, "params": params, "checksum": checksum, "elapsed_s": 0.001,
+    "window_cpu_s": {"user": 0.0, "sys": 0.0}, "baseline_rss_bytes": usage.ru_maxrss * 1024,
     "latency_us": None, "peak_rss_bytes": usage.ru_maxrss * 1024, "cpu_user_s": usage.ru_utime,
     "cpu_sys_s": usage.ru_stime, "runtime": {"os": "linux", "arch": "x86_64", "num_cpu": 2}, "metrics": {"seq": seq},
 }))

@@ -17,7 +17,8 @@ def _record(spec, toolchain: str, wall: float, rss: int, os_name: str) -> dict:
         "schema": "gorust-bench.record/1", "lang": spec.build.lang, "program": spec.build.program,
         "build": spec.build.name, "toolchain": toolchain, "scenario": spec.scenario.name,
         "variant": spec.variant, "params": dict(spec.params), "checksum": 12345,
-        "elapsed_s": wall * 0.9, "latency_us": None, "peak_rss_bytes": rss,
+        "elapsed_s": wall * 0.9, "window_cpu_s": {"user": wall * 0.85, "sys": wall / 12},
+        "latency_us": None, "peak_rss_bytes": rss, "baseline_rss_bytes": min(rss, 2_000_000),
         "cpu_user_s": wall, "cpu_sys_s": wall / 10,
         "runtime": {"os": os_name, "arch": "amd64", "num_cpu": 2}, "metrics": {},
     }

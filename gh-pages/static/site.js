@@ -96,7 +96,13 @@
       tr.appendChild(el("td", r.params));
       tr.appendChild(el("td", fmtTime(r.time[0]), "num"));
       tr.appendChild(el("td", fmtTime(r.time[1]) + " \u2013 " + fmtTime(r.time[2]), "num"));
+      tr.appendChild(el("td", r.cpu == null ? "\u2013" : fmtTime(r.cpu), "num"));
+      tr.appendChild(el("td", fmtTime(r.wall), "num"));
+      tr.appendChild(el("td", r.p99 == null ? "\u2013" : fmtTime(r.p50 / 1e6) + " / " + fmtTime(r.p99 / 1e6), "num"));
       tr.appendChild(el("td", fmtBytes(r.mem[0]), "num"));
+      var fig = el("td", r.figure || "\u2013");
+      if (r.warning) { fig.title = r.warning; fig.className = "warning"; fig.textContent = (r.figure || "") + " \u26a0 " + r.warning; }
+      tr.appendChild(fig);
       tr.appendChild(el("td", r.n, "num"));
       tr.appendChild(el("td", r.date.slice(0, 10)));
       tr.appendChild(el("td", r.commit.slice(0, 10), "mono"));

@@ -1,9 +1,12 @@
-"""Go against Rust per scenario and size, from a results file: median wall time with its
-spread (interquartile range, and min..max), median peak memory, and the ratios to Go
-(time and memory; < 1 means smaller than Go's). The reference Go benchmark for a row is
-the Go one with the same params (and label/toolchain side) and the same variant when Go
-has that variant, else Go's fastest variant for those params (e.g. fanout's Rust
-`threads` against Go's best of `channels`/`batched`).
+"""Go against Rust per scenario and size, from a results file.
+
+Per benchmark: the program's own timed window (median, interquartile range; the primary
+time), the CPU time inside it, hyperfine's whole-process wall time (second figure),
+median p50/p99 sojourn latency where tasks exist, peak memory, the scenario's own
+figure (values/s for fanout, memory per task for sleep, achieved spawn rate for
+hashmap under rate, parallel efficiency T(1)/(T(n)*n) for cpu), and the ratios to Go.
+The Go benchmark a Rust one is set against is the one the catalogue's `pairs` declares
+(same params, same label side); nothing else, never "Go's fastest".
 
 Rendered twice from the same rows: a rich table on the terminal and Markdown (GitHub
 job summary, summary.md). Every string that comes from the input is escaped."""
@@ -13,6 +16,8 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
+from benchpipe import catalogue as catalogue_mod
+from benchpipe import measures
 from benchpipe.report import md as markdown
 
 MiB = 1024 * 1024
@@ -57,45 +62,80 @@ class Row:
     lang: str
     status: str
     reason: str
+    key: dict
     n: int = 0
-    time_med: float | None = None
+    time_med: float | None = None      # the window
     time_q1: float | None = None
     time_q3: float | None = None
-    time_min: float | None = None
-    time_max: float | None = None
+    cpu_med: float | None = None       # CPU inside the window
+    wall_med: float | None = None      # whole process (hyperfine)
+    p50: float | None = None           # sojourn, µs
+    p99: float | None = None
     mem_med: float | None = None
+    metric: str = "-"                  # the scenario's own figure, formatted
     time_ratio: float | None = None
     mem_ratio: float | None = None
+    pair: str = ""                     # the Go variant it is set against
 
 
-def rows(doc: dict) -> list[Row]:
+def _metric_text(scenario: str, figures: dict) -> str:
+    if "achieved_spawn_rate_per_ms" in figures:
+        return f"{figures['achieved_spawn_rate_per_ms']:.2f} tasks/ms"
+    if "values_per_s" in figures:
+        return f"{figures['values_per_s'] / 1e6:.1f} M values/s"
+    if "memory_per_task_bytes" in figures:
+        return f"{figures['memory_per_task_bytes']:.0f} B/task"
+    return "-"
+
+
+def rows(doc: dict, cat=None) -> list[Row]:
+    cat = cat or catalogue_mod.load()
     out = []
     for b in doc["benchmarks"]:
         k = b["key"]
         params = " ".join(f"{p}={v}" for p, v in k["params"].items())
         r = Row(k["scenario"], params, k["variant"], k["build"], k["toolchain"], k.get("label", ""), k["lang"],
-                b["status"], b.get("reason", ""))
-        wall = b["samples"]["wall_s"]
-        if b["status"] == "ok" and wall:
-            r.n = len(wall)
-            r.time_q1, r.time_med, r.time_q3 = quartiles(wall)
-            r.time_min, r.time_max = min(wall), max(wall)
-            mem = b["samples"]["peak_rss_bytes"]
+                b["status"], b.get("reason", ""), k)
+        window = measures.window_s(b)
+        if b["status"] == "ok" and window:
+            r.n = len(window)
+            r.time_q1, r.time_med, r.time_q3 = quartiles(window)
+            cpu, wall, mem = measures.cpu_s(b), measures.wall_s(b), measures.memory_bytes(b)
+            r.cpu_med = statistics.median(cpu) if cpu else None
+            r.wall_med = statistics.median(wall) if wall else None
             r.mem_med = statistics.median(mem) if mem else None
+            lat = measures.latency_us(b)
+            r.p50, r.p99 = lat.get("p50"), lat.get("p99")
+            r.metric = _metric_text(r.scenario, measures.scenario_metrics(b))
         out.append(r)
-    # Ratios against Go (same scenario, params, label; Go's toolchain is whichever ran).
+    _efficiencies(out)
+    # Ratios against the Go benchmark the catalogue pairs with (same params and side).
     for r in out:
         if r.lang == "go" or r.time_med is None:
             continue
-        gos = [g for g in out if g.lang == "go" and g.scenario == r.scenario and g.params == r.params
-               and g.label == r.label and g.time_med is not None]
-        same = [g for g in gos if g.variant == r.variant]
-        pool = same or gos
-        if pool:
-            ref = min(pool, key=lambda g: g.time_med)
+        sc = cat.scenarios.get(r.scenario)
+        r.pair = (sc.go_counterpart(r.variant) if sc else None) or ""
+        refs = [g for g in out if g.lang == "go" and g.scenario == r.scenario and g.params == r.params
+                and g.label == r.label and g.variant == r.pair and g.time_med is not None]
+        if refs:
+            ref = refs[0]
             r.time_ratio = r.time_med / ref.time_med if ref.time_med else None
             r.mem_ratio = r.mem_med / ref.mem_med if (ref.mem_med and r.mem_med is not None) else None
     return out
+
+
+def _efficiencies(out: list[Row]) -> None:
+    """cpu: parallel efficiency T(1)/(T(n)*n) against the same benchmark at threads=1."""
+    for r in out:
+        if r.scenario != "cpu" or r.time_med is None or "threads" not in r.key["params"]:
+            continue
+        n = int(r.key["params"]["threads"])
+        one = {**r.key["params"], "threads": 1}
+        base = [x for x in out if x.scenario == "cpu" and x.variant == r.variant and x.build == r.build
+                and x.toolchain == r.toolchain and x.label == r.label and x.key["params"] == one]
+        eff = measures.efficiency(base[0].time_med if base else None, r.time_med, n)
+        if eff is not None:
+            r.metric = f"efficiency {eff:.2f}"
 
 
 def _status_cell(r: Row) -> str:
@@ -104,17 +144,23 @@ def _status_cell(r: Row) -> str:
     return f"{r.status}: {r.reason}"
 
 
+def fmt_us(us: float | None) -> str:
+    return "-" if us is None else fmt_time(us / 1e6)
+
+
 def _cells(r: Row) -> list[str]:
     spread = "-" if r.time_med is None else f"{fmt_time(r.time_q1)} .. {fmt_time(r.time_q3)}"
-    rng = "-" if r.time_med is None else f"{fmt_time(r.time_min)} .. {fmt_time(r.time_max)}"
     side = " ".join(x for x in (r.toolchain, r.label) if x)
-    return [r.params, r.variant, r.build, side, fmt_time(r.time_med), spread, rng, fmt_mem(r.mem_med),
-            fmt_ratio(r.time_ratio), fmt_ratio(r.mem_ratio), str(r.n), _status_cell(r)]
+    lat = "-" if r.p99 is None else f"{fmt_us(r.p50)} / {fmt_us(r.p99)}"
+    ratio = fmt_ratio(r.time_ratio) + (f" ({r.pair})" if r.pair and r.time_ratio is not None else "")
+    return [r.params, r.variant, r.build, side, fmt_time(r.time_med), spread, fmt_time(r.cpu_med),
+            fmt_time(r.wall_med), lat, fmt_mem(r.mem_med), r.metric, ratio, fmt_ratio(r.mem_ratio), str(r.n),
+            _status_cell(r)]
 
 
-HEADER = ["params", "variant", "build", "toolchain", "time (median)", "IQR", "min .. max", "peak memory (median)",
-          "time / Go", "memory / Go", "runs", "status"]
-ALIGN = "llllrrrrrrrl"
+HEADER = ["params", "variant", "build", "toolchain", "window (median)", "IQR", "CPU in window", "process wall",
+          "sojourn p50 / p99", "peak memory", "scenario figure", "window / Go", "memory / Go", "runs", "status"]
+ALIGN = "llllrrrrrrrrrrl"
 
 
 def markdown_text(doc: dict) -> str:
@@ -130,9 +176,16 @@ def markdown_text(doc: dict) -> str:
              + ", ".join(f"{e(k)} ({e(v)})" for k, v in sorted(env["toolchains"].items())),
              "",
              f"{len(rs)} benchmarks: {len(rs) - failed - skipped} ok, {failed} failed, {skipped} skipped. "
-             "Time: wall clock per run measured by hyperfine (median, interquartile range, min .. max); "
-             "memory: peak RSS of the program; ratios against Go for the same params "
-             "(same variant, else Go's fastest), below 1 = less than Go.", ""]
+             "Window: the program's own timed window per run (setup and start-up excluded; median and "
+             "interquartile range), with the CPU time spent inside it; process wall: the whole run as hyperfine "
+             "measured it; sojourn: task latency from scheduled arrival to completion (median over runs); "
+             "memory: peak RSS of the program. Ratios set each Rust variant against the Go variant the "
+             "catalogue pairs it with (in brackets) at the same params; below 1 = less than Go.", ""]
+    warned = [r for r in rs if r.status == "ok" and r.reason]
+    if warned:
+        lines += [f"**{len(warned)} warning(s):**", ""]
+        lines += [f"- {e(r.scenario)} {e(r.variant)} {e(r.build)} {e(r.params)}: {e(r.reason)}" for r in warned]
+        lines.append("")
     for scenario in dict.fromkeys(r.scenario for r in rs):
         lines.append(f"### {e(scenario)}")
         lines.append("")

@@ -1,0 +1,114 @@
+"""What a benchmark measured, read from one results-file benchmark (Contract 2): the
+figures every report shows, defined once.
+
+- **window**: the program's own timed window (`elapsed_s` of each record: the scenario's
+  clock, setup, runtime start and connection opening excluded). The primary time of
+  every report, as seed 004 times from the first spawn to the last result.
+- **cpu**: the process's CPU time inside that window (`window_cpu_s`, user + sys).
+- **wall**: hyperfine's whole-process wall time per run, the second figure (it adds
+  process and runtime start-up).
+- **memory**: peak resident set per run (hyperfine's figure; the program's own where
+  hyperfine has none).
+- **latency**: per run, the p50 and p99 sojourn of the tasks (microseconds); the
+  reports show the median over the runs.
+- **scenario metrics**: the numbers SCENARIOS.md asks each scenario to publish
+  (values per second, memory per task, achieved spawn rate), median over the runs.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+
+# Scenario metrics the reports publish: record metric -> (label, unit). Parallel
+# efficiency (cpu) is not a per-run figure: it sets two benchmarks against each other
+# (see efficiency()).
+SCENARIO_METRICS = {
+    "values_per_s": ("values/s", "1/s"),
+    "memory_per_task_bytes": ("memory per task", "B"),
+    "achieved_spawn_rate_per_ms": ("achieved rate", "tasks/ms"),
+}
+
+# Below this share of the offered rate, an open-loop run did not offer the load it
+# claims (its spawner fell behind): the run stays ok and carries a warning.
+RATE_WARNING_SHARE = 0.95
+
+
+def _finite(xs) -> list[float]:
+    return [float(x) for x in xs if isinstance(x, (int, float)) and math.isfinite(x)]
+
+
+def window_s(bench: dict) -> list[float]:
+    return _finite(r.get("elapsed_s") for r in bench.get("records", ()))
+
+
+def cpu_s(bench: dict) -> list[float]:
+    """CPU inside the window per run; the whole process's CPU where the records predate
+    window_cpu_s."""
+    out = []
+    for r in bench.get("records", ()):
+        w = r.get("window_cpu_s")
+        if isinstance(w, dict):
+            out.append(w["user"] + w["sys"])
+    if out:
+        return _finite(out)
+    s = bench["samples"]
+    return _finite(u + y for u, y in zip(s["user_s"], s["sys_s"])) if len(s["user_s"]) == len(s["sys_s"]) else []
+
+
+def wall_s(bench: dict) -> list[float]:
+    return _finite(bench["samples"]["wall_s"])
+
+
+def memory_bytes(bench: dict) -> list[float]:
+    mem = [m for m in bench["samples"]["peak_rss_bytes"] if m]  # 0: not measured (Windows hyperfine)
+    return _finite(mem or [r.get("peak_rss_bytes") for r in bench.get("records", ())])
+
+
+def baseline_bytes(bench: dict) -> float | None:
+    xs = _finite(r.get("baseline_rss_bytes") for r in bench.get("records", ()))
+    return statistics.median(xs) if xs else None
+
+
+SAMPLES = {"window": window_s, "cpu": cpu_s, "wall": wall_s, "memory": memory_bytes}
+
+
+def latency_us(bench: dict) -> dict:
+    """{'p50': median over runs of the sojourn p50, 'p99': ...} (empty without tasks)."""
+    out = {}
+    for q in ("p50", "p99"):
+        xs = _finite(((r.get("latency_us") or {}).get("sojourn") or {}).get(q) for r in bench.get("records", ()))
+        if xs:
+            out[q] = statistics.median(xs)
+    return out
+
+
+def scenario_metrics(bench: dict) -> dict:
+    """Median over runs of each published scenario metric the records hold."""
+    out = {}
+    for name in SCENARIO_METRICS:
+        xs = _finite((r.get("metrics") or {}).get(name) for r in bench.get("records", ()))
+        if xs:
+            out[name] = statistics.median(xs)
+    return out
+
+
+def rate_warning(records: list[dict]) -> str | None:
+    """The warning of an open-loop run whose spawner reached less than 95% of the offered
+    rate (median over runs), else None."""
+    offered = _finite((r.get("metrics") or {}).get("offered_rate_per_ms") for r in records)
+    got = _finite((r.get("metrics") or {}).get("achieved_spawn_rate_per_ms") for r in records)
+    if not offered or not got:
+        return None
+    want, have = statistics.median(offered), statistics.median(got)
+    if have >= RATE_WARNING_SHARE * want:
+        return None
+    return (f"warning: open loop not held: the spawner reached {have:.2f} of the {want:g} tasks/ms offered "
+            f"({have / want:.0%}, below {RATE_WARNING_SHARE:.0%}); latencies include its backlog")
+
+
+def efficiency(t1: float | None, tn: float | None, n: int) -> float | None:
+    """Parallel efficiency T(1) / (T(n) * n) of a cpu benchmark at n threads."""
+    if not t1 or not tn or n < 1:
+        return None
+    return t1 / (tn * n)
