@@ -249,7 +249,7 @@ def render(history_dir, out_dir, *, site_url: str = "", repo_url: str = "", jobs
     pages["regressions.html"] = env.get_template("regressions.html.j2").render(
         page="regressions", changes=model.regressions, **common)
     pages["about.html"] = env.get_template("about.html.j2").render(
-        page="about", presets=cat.presets, builds=cat.builds, machines=machines(model), cp_options=cp_options or {},
+        page="about", presets=cat.presets, builds=cat.builds, catalogue=cat, machines=machines(model), cp_options=cp_options or {},
         toolchains=sorted({(r["os"], tc, v) for r in hist.runs.values() for tc, v in r["toolchains"].items()}), **common)
     _swap_dir(tmp_data, out / "data")
 

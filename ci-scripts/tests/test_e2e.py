@@ -73,8 +73,8 @@ def test_benchmark_action_file(smoke_run):
     for e in entries:
         assert set(e) == {"name", "unit", "value", "range", "extra"}
         assert isinstance(e["value"], (int, float)) and e["value"] > 0
-        assert e["unit"] == ("s" if e["name"].endswith(" - time") else "MiB")
-        assert e["name"].endswith((" - time", " - peak memory"))
+        assert e["unit"] == ("s" if e["name"].endswith(" - window time") else "MiB")
+        assert e["name"].endswith((" - window time", " - peak memory"))
     assert any(n.startswith("hashmap spawn [go go") for n in names)
 
 
@@ -83,7 +83,9 @@ def test_summary_markdown(smoke_run):
     md = (out / "summary.md").read_text()
     for scenario in ("hashmap", "fanout", "cpu", "sleep", "files-read", "files-rw", "sqlite", "mysql"):
         assert f"### {scenario}" in md
-    assert "time / Go" in md and "0 failed" in md
+    assert "window / Go" in md and "0 failed" in md
+    # every Rust ratio names the Go variant the catalogue pairs it with
+    assert "&#40;channels&#41;" in md and "&#40;goroutines&#41;" in md
     assert "results.json" in res.stdout
     # `bench summary` renders the same file again.
     again = run_bench("summary", out / "results.json", "--markdown", out / "again.md")

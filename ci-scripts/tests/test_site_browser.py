@@ -52,6 +52,15 @@ def test_site_in_headless_chromium(tmp_path):
     assert pages["scenario-sleep.html"]["filter_changed"] and pages["scenario-sleep.html"]["images"] > 4
     assert "scenario-sleep.html" in summary["xss_shown_on"] and "index.html" in summary["xss_shown_on"]
     assert shot.stat().st_size > 10_000
+    # what each scenario measures is on the page: the timed window first, with the CPU
+    # inside it, the process wall, the task latency percentiles and the scenario figure
+    cpu = pages["scenario-cpu.html"]
+    for header in ("window", "CPU in window", "process wall", "p50 / p99", "scenario figure"):
+        assert header in cpu["headers"], cpu["headers"]
+    cells = dict(zip(cpu["headers"], cpu["first_row"]))
+    assert cells["window"].endswith("s") and cells["process wall"].endswith("s"), cells
+    assert "p99 sojourn" in " ".join(pages["index.html"]["overview_headers"])
+    assert "timed window" in pages["index.html"]["lead"]
 
 
 def test_browser_check_catches_a_broken_chart(tmp_path):

@@ -80,6 +80,22 @@ fn common_runtime(build: &Build) -> Map<String, Value> {
     runtime.insert("arch".into(), json!(std::env::consts::ARCH));
     runtime.insert("num_cpu".into(), json!(num_cpus()));
     runtime.insert("allocator".into(), json!(build.allocator));
+    if build.allocator == "mimalloc" {
+        // mi_version() is major, two digits minor, two digits patch (30302 = 3.3.2).
+        // SAFETY: a plain getter without arguments or state.
+        let v = unsafe { libmimalloc_sys::mi_version() };
+        runtime.insert(
+            "mimalloc_version".into(),
+            json!(format!("{}.{}.{}", v / 10000, (v / 100) % 100, v % 100)),
+        );
+        // The options a user may have set (MIMALLOC_ALLOW_THP, MIMALLOC_PURGE_DELAY, ...):
+        // empty means mimalloc's defaults.
+        let options: Map<String, Value> = std::env::vars()
+            .filter(|(k, _)| k.starts_with("MIMALLOC_"))
+            .map(|(k, v)| (k, json!(v)))
+            .collect();
+        runtime.insert("mimalloc_options".into(), Value::Object(options));
+    }
     runtime.insert("tokio_version".into(), json!(build_info::TOKIO_VERSION));
     runtime.insert("rustc".into(), json!(build_info::RUSTC_VERBOSE));
     runtime

@@ -90,6 +90,9 @@ for (const name of (timingOnly ? ["index.html"] : (only ? [only] : names))) {
       .catch(() => fail(`${name}: the results table never loaded its data`));
     const rows = await visibleRows(page);
     info.rows = rows.length;
+    // what the reader sees in the results table: its headers and the first row's cells
+    info.headers = await page.evaluate(() => Array.from(document.querySelectorAll("#latest thead th")).map((h) => h.textContent.trim()));
+    info.first_row = await page.evaluate(() => Array.from(document.querySelectorAll("#latest tbody tr[data-os]")[0]?.cells || []).map((c) => c.textContent.trim()));
     if (rows.length === 0) fail(`${name}: the results table is empty`);
     // a filter changes what is shown
     const options = await page.evaluate(() => Array.from(document.querySelectorAll("#filters select")).map((s) => ({
@@ -124,6 +127,10 @@ for (const name of (timingOnly ? ["index.html"] : (only ? [only] : names))) {
   if (name.startsWith("scenario-") && !imgs.some((i) => /\/size-/.test(i.src))) fail(`${name}: no size chart`);
   if (name.startsWith("scenario-") && !imgs.some((i) => /\/trend-/.test(i.src))) fail(`${name}: no trend chart`);
   if (name === "index.html" && imgs.length === 0) fail(`index.html: no chart`);
+  if (name === "index.html") {
+    info.overview_headers = await page.evaluate(() => Array.from(document.querySelectorAll("table.overview thead th")).map((h) => h.textContent.trim()));
+    info.lead = await page.evaluate(() => document.querySelector("p.lead")?.textContent || "");
+  }
   if (xss) {
     const text = await page.evaluate(() => document.body.innerText);
     const scripts = await page.evaluate(() => Array.from(document.scripts).map((s) => s.src || s.textContent));

@@ -1,0 +1,185 @@
+"""Numbers people quote: each Rust variant is set against the Go variant the catalogue
+pairs it with, the program's own timed window is the primary time everywhere, and an
+open loop that was not held says so."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from benchpipe import catalogue, compare, history, measures, runner, site, trends
+from benchpipe.report import summary
+
+
+def _rec(key, window, cpu, *, p99=None, metrics=None, rss=10_000_000):
+    lat = None
+    if p99 is not None:
+        lat = {q: {"n": 10, "mean": p99 / 2, "p50": p99 / 4, "p99": p99, "max": p99 * 1.1} for q in ("sojourn", "service")}
+    return {"schema": "gorust-bench.record/1", "lang": key["lang"],
+            "program": {"go": "gobench", "rust-system": "rsbench", "rust-mimalloc": "rsbench-mimalloc"}[key["build"]],
+            "build": key["build"], "toolchain": key["toolchain"], "scenario": key["scenario"],
+            "variant": key["variant"], "params": key["params"], "checksum": 7, "elapsed_s": window,
+            "window_cpu_s": {"user": cpu, "sys": 0.0}, "latency_us": lat, "peak_rss_bytes": rss,
+            "baseline_rss_bytes": 2_000_000, "cpu_user_s": cpu * 2, "cpu_sys_s": 0.0,
+            "runtime": {"os": "linux", "arch": "x86_64", "num_cpu": 2}, "metrics": metrics or {}}
+
+
+def _bench(scenario, variant, build, params, window, wall, *, p99=None, metrics=None, reason=""):
+    lang = "go" if build == "go" else "rust"
+    key = {"scenario": scenario, "variant": variant, "lang": lang, "build": build,
+           "toolchain": "go1.26.8" if lang == "go" else "rust1.95.0", "params": params}
+    from benchpipe.results import key_id
+    runs = 5
+    b = {"id": key_id(key), "key": key, "status": "ok",
+         "samples": {"wall_s": [wall] * runs, "user_s": [0.1] * runs, "sys_s": [0.0] * runs,
+                     "peak_rss_bytes": [10_000_000] * runs},
+         "records": [_rec(key, window * (1 + i / 1000), window / 2, p99=p99, metrics=metrics) for i in range(runs)]}
+    if reason:
+        b["reason"] = reason
+    return b
+
+
+def _doc(benches):
+    return {"schema": "gorust-bench.results/1",
+            "env": {"os": "linux", "arch": "x86_64", "cpu_model": "cpu", "cores": 2, "memory_bytes": 2**30,
+                    "runner": "r", "commit": "a" * 40, "branch": "main", "timestamp": "2026-11-01T00:00:00Z",
+                    "preset": "quick", "toolchains": {"go1.26.8": "go1.26.8", "rust1.95.0": "rustc 1.95.0"},
+                    "hyperfine": "hyperfine 1.20.0"},
+            "benchmarks": benches}
+
+
+FAN = {"values": 1000000, "workers": 3, "buffer": 1000, "batch": 1000}
+
+
+def _fanout_doc():
+    # Go batched is far faster than Go channels: "Go's fastest" would set Rust threads
+    # against batched (the 8.21x of the issue); the catalogue pairs it with channels.
+    return _doc([
+        _bench("fanout", "channels", "go", FAN, 0.080, 0.090, metrics={"values_per_s": 1.25e7}),
+        _bench("fanout", "batched", "go", FAN, 0.003, 0.010, metrics={"values_per_s": 3.3e8}),
+        _bench("fanout", "threads", "rust-system", FAN, 0.040, 0.045, metrics={"values_per_s": 2.5e7}),
+        _bench("fanout", "batched", "rust-system", FAN, 0.006, 0.010, metrics={"values_per_s": 1.6e8}),
+    ])
+
+
+def test_catalogue_declares_one_go_counterpart_per_rust_variant():
+    cat = catalogue.load()
+    for sc in cat.scenarios.values():
+        for rv in sc.variants["rust"]:
+            assert sc.go_counterpart(rv) in sc.variants["go"], (sc.name, rv)
+    fan = cat.scenarios["fanout"]
+    assert (fan.go_counterpart("threads"), fan.go_counterpart("tokio"), fan.go_counterpart("batched")) == \
+        ("channels", "channels", "batched")
+
+
+def test_async_single_runs_only_at_one_thread():
+    cat = catalogue.load()
+    for preset in catalogue.PRESETS:
+        specs = [s for s in cat.benchmarks(preset, scenarios=["cpu"]) if s.variant == "async-single"]
+        assert specs and all(s.params["threads"] == 1 for s in specs), preset
+    # the other variants keep every thread count of the grid
+    quick = cat.benchmarks("quick", scenarios=["cpu"], variants=["tokio"])
+    assert {s.params["threads"] for s in quick} == {1, 2}
+
+
+def test_a_catalogue_without_a_pair_is_refused(tmp_path):
+    text = catalogue.CATALOGUE_PATH.read_text(encoding="utf-8").replace('threads = "channels"\n', "")
+    bad = tmp_path / "catalogue.toml"
+    bad.write_text(text, encoding="utf-8")
+    with pytest.raises(Exception, match="pairs.threads must name the Go variant"):
+        catalogue.load(bad)
+
+
+def test_summary_pairs_fanout_threads_with_go_channels():
+    rows = {(r.variant, r.build): r for r in summary.rows(_fanout_doc())}
+    threads = rows[("threads", "rust-system")]
+    assert threads.pair == "channels"
+    assert threads.time_ratio == pytest.approx(0.040 / 0.080, rel=0.01)   # not 0.040 / 0.003
+    assert rows[("batched", "rust-system")].pair == "batched"
+    md = summary.markdown_text(_fanout_doc())
+    assert "0.50x &#40;channels&#41;" in md and "13.33x" not in md
+
+
+def test_summary_shows_the_window_cpu_wall_and_scenario_figures():
+    r = {(r.variant, r.build): r for r in summary.rows(_fanout_doc())}[("channels", "go")]
+    assert r.time_med == pytest.approx(0.080, rel=0.01)   # the window, not the 0.090 wall
+    assert r.wall_med == pytest.approx(0.090)
+    assert r.cpu_med == pytest.approx(0.040, rel=0.01)
+    assert r.metric == "12.5 M values/s"
+    md = summary.markdown_text(_fanout_doc())
+    for header in ("window (median)", "CPU in window", "process wall", "sojourn p50 / p99", "scenario figure"):
+        assert header in md
+
+
+def test_summary_parallel_efficiency_and_p99():
+    p1 = {"tasks": 16, "items": 1000000, "threads": 1}
+    p2 = {**p1, "threads": 2}
+    doc = _doc([_bench("cpu", "goroutines", "go", p1, 0.080, 0.09, p99=80000.0),
+                _bench("cpu", "goroutines", "go", p2, 0.050, 0.06, p99=50000.0)])
+    rows = {r.key["params"]["threads"]: r for r in summary.rows(doc)}
+    assert rows[2].metric == "efficiency 0.80"          # 0.080 / (0.050 * 2)
+    assert rows[2].p99 == pytest.approx(50000.0)
+    assert "50.0 ms" in summary.markdown_text(doc)
+
+
+def test_rate_warning_below_95_percent_of_the_offered_rate():
+    held = [{"metrics": {"offered_rate_per_ms": 10.0, "achieved_spawn_rate_per_ms": 9.7}}] * 3
+    short = [{"metrics": {"offered_rate_per_ms": 10.0, "achieved_spawn_rate_per_ms": 2.5}}] * 3
+    assert measures.rate_warning(held) is None
+    w = measures.rate_warning(short)
+    assert w.startswith("warning: open loop not held") and "2.50 of the 10 tasks/ms" in w
+    assert measures.rate_warning([{"metrics": {}}]) is None   # burst: nothing offered
+
+
+def test_runner_marks_an_open_loop_that_was_not_held(tmp_path):
+    key = {"scenario": "hashmap", "variant": "spawn", "lang": "go", "build": "go", "toolchain": "go1.26.8",
+           "params": {"tasks": 10, "items": 10, "shape": "rate", "rate": 10.0, "workers": 2}}
+    job = runner.Job(spec=None, built=None, key=key, id="x", command=[], prepare=None, workdir=tmp_path)
+    job.records = [_rec(key, 0.5, 0.2, metrics={"offered_rate_per_ms": 10.0, "achieved_spawn_rate_per_ms": 3.0})] * 3
+    job.times = [0.6] * 3
+    job.memory = [10_000_000] * 3
+    runner._finish(job)
+    assert job.status == "ok"
+    assert "open loop not held" in job.to_json()["reason"]
+
+
+def test_compare_uses_the_window_not_the_process_wall():
+    base = _fanout_doc()
+    head = json.loads(json.dumps(base))
+    for b in head["benchmarks"]:
+        for r in b["records"]:
+            r["elapsed_s"] *= 1.20        # the window got 20% slower ...
+        b["samples"]["wall_s"] = [w * 1.0 for w in b["samples"]["wall_s"]]   # ... the process wall did not
+    rep = compare.compare_docs([base, head], ["base.json", "head.json"])
+    assert rep.count("regression") == 4
+    assert all(c.metrics["time"].ratio == pytest.approx(1.2, rel=0.01) for c in rep.comparisons)
+
+
+def test_history_keeps_window_latency_figures_and_warning(tmp_path):
+    doc = _fanout_doc()
+    doc["benchmarks"][0]["reason"] = "warning: something to know"
+    rep = history.add(tmp_path / "h", [("r", doc)])
+    assert not history.check(tmp_path / "h")
+    e = {x["key"]["variant"] + x["key"]["build"]: x for x in rep.new_entries}["channelsgo"]
+    assert e["window_s"]["median"] == pytest.approx(0.080, rel=0.01)
+    assert e["time_s"]["median"] == pytest.approx(0.090)
+    assert e["window_cpu_s"]["median"] == pytest.approx(0.040, rel=0.01)
+    assert e["metrics"]["values_per_s"] == pytest.approx(1.25e7)
+    assert e["metrics"]["baseline_rss_bytes"] == 2_000_000
+    assert e["warning"] == "warning: something to know"
+    assert history.primary_time(e) is e["window_s"]
+
+
+def test_site_overview_pairs_from_the_catalogue(tmp_path):
+    root = tmp_path / "h"
+    history.add(root, [("r", _fanout_doc())])
+    cat = catalogue.load()
+    model = trends.build(history.load(root), cat, detect=False)
+    ov = {s["name"]: s for s in site.overview(model, cat)}["fanout"]
+    rows = ov["tables"][0]["rows"]
+    pairs = {(r["go_variant"], r["rust_variant"]) for r in rows}
+    assert ("channels", "threads") in pairs and ("batched", "batched") in pairs
+    assert ("batched", "threads") not in pairs
+    threads = [r for r in rows if r["rust_variant"] == "threads"][0]
+    assert threads["diff_time"] == pytest.approx(0.5, rel=0.01)   # window against window
