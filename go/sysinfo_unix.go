@@ -3,15 +3,26 @@
 package main
 
 import (
+	"os"
 	"runtime"
+	"strconv"
+	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
 )
 
-// peakRSSBytes is the process's peak resident set size. ru_maxrss is in bytes on
-// macOS and in KiB on Linux and the BSDs.
+// peakRSSBytes is the process's peak resident set size. On Linux it is VmHWM of
+// /proc/self/status: ru_maxrss survives execve, so it starts at the RSS of whatever
+// forked us (hyperfine, a shell, a 200 MiB Python: measured) and would count the
+// parent's memory as ours. Elsewhere ru_maxrss, in bytes on macOS and in KiB on the
+// BSDs.
 func peakRSSBytes() (uint64, error) {
+	if runtime.GOOS == "linux" {
+		if v, ok := vmHWM(); ok {
+			return v, nil
+		}
+	}
 	var ru unix.Rusage
 	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
 		return 0, err
@@ -20,6 +31,25 @@ func peakRSSBytes() (uint64, error) {
 		return uint64(ru.Maxrss), nil
 	}
 	return uint64(ru.Maxrss) * 1024, nil
+}
+
+// vmHWM reads the peak resident set of this process image from /proc/self/status.
+func vmHWM() (uint64, bool) {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			f := strings.Fields(rest) // "2076 kB"
+			if len(f) == 2 && f[1] == "kB" {
+				if kb, err := strconv.ParseUint(f[0], 10, 64); err == nil {
+					return kb * 1024, true
+				}
+			}
+		}
+	}
+	return 0, false
 }
 
 // cpuTimes is the user and system CPU time of the whole process so far.

@@ -183,3 +183,20 @@ def test_site_overview_pairs_from_the_catalogue(tmp_path):
     assert ("batched", "threads") not in pairs
     threads = [r for r in rows if r["rust_variant"] == "threads"][0]
     assert threads["diff_time"] == pytest.approx(0.5, rel=0.01)   # window against window
+
+
+@pytest.mark.skipif(not __import__("sys").platform.startswith("linux"), reason="VmHWM is Linux's")
+@pytest.mark.parametrize("build", ["go", "rust-system", "rust-mimalloc"])
+def test_peak_memory_is_the_programs_own_not_its_parents(programs, build):
+    """ru_maxrss survives execve: a program forked by a 200 MiB parent reported a 213 MiB
+    peak. The programs read their own image's peak (VmHWM) instead."""
+    import subprocess
+    exe = str(programs[build].path)
+    ballast = bytearray(200 * 2**20)
+    ballast[::4096] = b"x" * len(ballast[::4096])  # touch every page: resident
+    out = subprocess.run([exe, "fanout", "--variant", "batched", "--values", "100"],
+                         capture_output=True, text=True, check=True).stdout
+    rec = json.loads(out.strip().splitlines()[-1])
+    assert rec["peak_rss_bytes"] < 100 * 2**20, rec["peak_rss_bytes"]
+    assert 0 < rec["baseline_rss_bytes"] <= rec["peak_rss_bytes"]
+    del ballast
