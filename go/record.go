@@ -36,7 +36,7 @@ type record struct {
 	Params       map[string]any  `json:"params"`
 	Checksum     uint64          `json:"checksum"`
 	ElapsedS     float64         `json:"elapsed_s"`
-	WindowCPUS   *windowCPU      `json:"window_cpu_s"`
+	WindowCPUS   windowCPU       `json:"window_cpu_s"`
 	LatencyUS    *latencySummary `json:"latency_us"`
 	PeakRSSBytes uint64          `json:"peak_rss_bytes"`
 	BaselineRSS  uint64          `json:"baseline_rss_bytes"`
@@ -52,11 +52,8 @@ type windowCPU struct {
 	Sys  float64 `json:"sys"`
 }
 
-func (w windowTimes) cpu() *windowCPU {
-	if !w.cpuKnown {
-		return nil
-	}
-	return &windowCPU{User: w.user.Seconds(), Sys: w.sys.Seconds()}
+func (w windowTimes) cpu() windowCPU {
+	return windowCPU{User: w.user.Seconds(), Sys: w.sys.Seconds()}
 }
 
 // baselineRSS is the peak resident set when main starts, before any scenario code:

@@ -24,11 +24,12 @@ COMPARE_SCHEMA = "gorust-bench.compare/1"
 # cpu: the CPU time (user + system) spent inside that window (much less disturbed than
 # wall time by other processes on a shared runner); memory: peak resident set per run.
 METRICS = {"time": "timed window", "cpu": "CPU time in the window", "memory": "peak memory"}
+_SAMPLES = {"time": measures.window_s, "cpu": measures.cpu_s, "memory": measures.memory_bytes}
 
 
 def metric_samples(bench: dict, metric: str) -> list:
     """The per-run samples of one metric of a results-file benchmark."""
-    return {"time": measures.window_s, "cpu": measures.cpu_s, "memory": measures.memory_bytes}[metric](bench)
+    return _SAMPLES[metric](bench)
 
 
 MISSING = "missing"

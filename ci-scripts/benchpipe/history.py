@@ -230,12 +230,12 @@ def entry_records(doc: dict, run: str) -> list[dict]:
             "run": run, "id": b["id"], "key": b["key"], "commit": env["commit"], "date": date,
             "os": env["os"], "runner": env["runner"], "preset": env["preset"],
             "toolchain_version": env["toolchains"].get(tc, tc),
-            "time_s": summarize(s["wall_s"]) if s["wall_s"] else summarize(measures.window_s(b)),
+            "time_s": summarize(s["wall_s"]),
         }
         window = measures.window_s(b)
         if window:
             e["window_s"] = summarize(window)
-        wcpu = measures.cpu_s(b) if any("window_cpu_s" in r for r in b["records"]) else []
+        wcpu = measures.window_cpu_s(b)
         if wcpu:
             e["window_cpu_s"] = summarize(wcpu)
         lat = measures.latency_us(b)

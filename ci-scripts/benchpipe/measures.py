@@ -20,13 +20,13 @@ from __future__ import annotations
 import math
 import statistics
 
-# Scenario metrics the reports publish: record metric -> (label, unit). Parallel
-# efficiency (cpu) is not a per-run figure: it sets two benchmarks against each other
-# (see efficiency()).
+# Scenario metrics the reports publish: record metric -> how every report writes it
+# (the first one a benchmark has is its "scenario figure"). Parallel efficiency (cpu)
+# is not a per-run figure: it sets two benchmarks against each other (efficiency()).
 SCENARIO_METRICS = {
-    "values_per_s": ("values/s", "1/s"),
-    "memory_per_task_bytes": ("memory per task", "B"),
-    "achieved_spawn_rate_per_ms": ("achieved rate", "tasks/ms"),
+    "achieved_spawn_rate_per_ms": lambda v: f"{v:.2f} tasks/ms",
+    "values_per_s": lambda v: f"{v / 1e6:.1f} M values/s",
+    "memory_per_task_bytes": lambda v: f"{v:.0f} B/task",
 }
 
 # Below this share of the offered rate, an open-loop run did not offer the load it
@@ -42,16 +42,18 @@ def window_s(bench: dict) -> list[float]:
     return _finite(r.get("elapsed_s") for r in bench.get("records", ()))
 
 
+def window_cpu_s(bench: dict) -> list[float]:
+    """CPU (user + sys) inside the window per run; empty where the records predate it."""
+    return _finite(w["user"] + w["sys"] for r in bench.get("records", ())
+                   if isinstance(w := r.get("window_cpu_s"), dict))
+
+
 def cpu_s(bench: dict) -> list[float]:
     """CPU inside the window per run; the whole process's CPU where the records predate
     window_cpu_s."""
-    out = []
-    for r in bench.get("records", ()):
-        w = r.get("window_cpu_s")
-        if isinstance(w, dict):
-            out.append(w["user"] + w["sys"])
-    if out:
-        return _finite(out)
+    inside = window_cpu_s(bench)
+    if inside:
+        return inside
     s = bench["samples"]
     return _finite(u + y for u, y in zip(s["user_s"], s["sys_s"])) if len(s["user_s"]) == len(s["sys_s"]) else []
 
@@ -68,9 +70,6 @@ def memory_bytes(bench: dict) -> list[float]:
 def baseline_bytes(bench: dict) -> float | None:
     xs = _finite(r.get("baseline_rss_bytes") for r in bench.get("records", ()))
     return statistics.median(xs) if xs else None
-
-
-SAMPLES = {"window": window_s, "cpu": cpu_s, "wall": wall_s, "memory": memory_bytes}
 
 
 def latency_us(bench: dict) -> dict:
@@ -91,6 +90,15 @@ def scenario_metrics(bench: dict) -> dict:
         if xs:
             out[name] = statistics.median(xs)
     return out
+
+
+def figure_text(figures: dict) -> str:
+    """The scenario figure of scenario_metrics() (or a history entry's metrics) as text;
+    "" where there is none."""
+    for name, fmt in SCENARIO_METRICS.items():
+        if name in figures:
+            return fmt(figures[name])
+    return ""
 
 
 def rate_warning(records: list[dict]) -> str | None:

@@ -21,7 +21,7 @@ from pathlib import Path
 import jinja2
 
 from benchpipe.history import primary_time
-from benchpipe import ROOT, catalogue as catalogue_mod, charts as charts_mod, history as history_mod, trends
+from benchpipe import ROOT, measures, catalogue as catalogue_mod, charts as charts_mod, history as history_mod, trends
 from benchpipe.errors import BenchError
 from benchpipe.fsutil import atomic_write_text
 from benchpipe.results import family_id, format_params
@@ -116,9 +116,11 @@ def overview(model: trends.Model, cat) -> list[dict]:
                     if not (go or rs or rm):
                         continue
                     def ratio(a, b, f):
-                        va, vb = (None, None) if not (a and b) else (
-                            (primary_time(a), primary_time(b)) if f == "time" else (a[f], b[f]))
-                        return va["median"] / vb["median"] if va and vb and vb["median"] > 0 else None
+                        if not (a and b):
+                            return None
+                        pick = primary_time if f == "time" else (lambda e: e[f])
+                        below = pick(b)["median"]
+                        return pick(a)["median"] / below if below > 0 else None
                     rows.append({"size": size, "other": other, "go_variant": gv, "rust_variant": rv,
                                  "go": go, "rs": rs, "rm": rm,
                                  "diff_time": ratio(rs, go, "time"), "diff_mem": ratio(rs, go, "memory_bytes"),
@@ -132,18 +134,6 @@ def overview(model: trends.Model, cat) -> list[dict]:
     return out
 
 
-def scenario_figure(e: dict) -> str:
-    """The scenario's own published figure of an entry, as text ("" where it has none)."""
-    m = e.get("metrics") or {}
-    if "achieved_spawn_rate_per_ms" in m:
-        return f"{m['achieved_spawn_rate_per_ms']:.2f} tasks/ms achieved"
-    if "values_per_s" in m:
-        return f"{m['values_per_s'] / 1e6:.1f} M values/s"
-    if "memory_per_task_bytes" in m:
-        return f"{m['memory_per_task_bytes']:.0f} B per task"
-    return ""
-
-
 def scenario_data(model: trends.Model, sc_name: str, size_param: str) -> dict:
     rows, trend_list = [], {}
     for (os_, kid), e in sorted(model.latest.items()):
@@ -151,14 +141,15 @@ def scenario_data(model: trends.Model, sc_name: str, size_param: str) -> dict:
         if k["scenario"] != sc_name:
             continue
         chart = trends.trend_chart_name(k, os_)
+        window = primary_time(e)
         rows.append({
             "id": kid, "os": os_, "lang": k["lang"], "build": k["build"], "toolchain": k["toolchain"],
             "variant": k["variant"], "params": format_params(k["params"]), "size": k["params"].get(size_param),
-            "time": [primary_time(e)["median"], primary_time(e)["ci_low"], primary_time(e)["ci_high"]],
+            "time": [window["median"], window["ci_low"], window["ci_high"]],
             "wall": e["time_s"]["median"],
             "cpu": (e.get("window_cpu_s") or {}).get("median"),
             "p50": (e.get("latency_us") or {}).get("p50"), "p99": (e.get("latency_us") or {}).get("p99"),
-            "figure": scenario_figure(e),
+            "figure": measures.figure_text(e.get("metrics") or {}),
             "warning": e.get("warning", ""),
             "mem": [e["memory_bytes"]["median"], e["memory_bytes"]["ci_low"], e["memory_bytes"]["ci_high"]],
             "n": e["time_s"]["n"], "date": e["date"], "commit": e["commit"], "chart": f"charts/{chart}.svg",

@@ -2,13 +2,14 @@
 //! (setup, runtime start and connection opening stay outside). Mirrors `window` in
 //! go/clock.go.
 
-use crate::sysinfo::Usage;
+use crate::sysinfo::cpu_times;
 use std::time::{Duration, Instant};
 
 #[derive(Debug, Clone, Copy)]
 pub struct Window {
     pub start: Instant,
-    usage: Usage,
+    cpu_user: Duration,
+    cpu_sys: Duration,
 }
 
 /// What a closed window measured.
@@ -21,20 +22,21 @@ pub struct WindowTimes {
 
 impl Window {
     pub fn open() -> Window {
-        let usage = Usage::now();
+        let (cpu_user, cpu_sys) = cpu_times();
         Window {
             start: Instant::now(),
-            usage,
+            cpu_user,
+            cpu_sys,
         }
     }
 
     pub fn close(&self) -> WindowTimes {
         let elapsed = self.start.elapsed();
-        let usage = Usage::now();
+        let (cpu_user, cpu_sys) = cpu_times();
         WindowTimes {
             elapsed,
-            cpu_user: usage.cpu_user.saturating_sub(self.usage.cpu_user),
-            cpu_sys: usage.cpu_sys.saturating_sub(self.usage.cpu_sys),
+            cpu_user: cpu_user.saturating_sub(self.cpu_user),
+            cpu_sys: cpu_sys.saturating_sub(self.cpu_sys),
         }
     }
 }

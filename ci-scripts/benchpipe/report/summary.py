@@ -78,16 +78,6 @@ class Row:
     pair: str = ""                     # the Go variant it is set against
 
 
-def _metric_text(scenario: str, figures: dict) -> str:
-    if "achieved_spawn_rate_per_ms" in figures:
-        return f"{figures['achieved_spawn_rate_per_ms']:.2f} tasks/ms"
-    if "values_per_s" in figures:
-        return f"{figures['values_per_s'] / 1e6:.1f} M values/s"
-    if "memory_per_task_bytes" in figures:
-        return f"{figures['memory_per_task_bytes']:.0f} B/task"
-    return "-"
-
-
 def rows(doc: dict, cat=None) -> list[Row]:
     cat = cat or catalogue_mod.load()
     out = []
@@ -106,7 +96,7 @@ def rows(doc: dict, cat=None) -> list[Row]:
             r.mem_med = statistics.median(mem) if mem else None
             lat = measures.latency_us(b)
             r.p50, r.p99 = lat.get("p50"), lat.get("p99")
-            r.metric = _metric_text(r.scenario, measures.scenario_metrics(b))
+            r.metric = measures.figure_text(measures.scenario_metrics(b)) or "-"
         out.append(r)
     _efficiencies(out)
     # Ratios against the Go benchmark the catalogue pairs with (same params and side).

@@ -31,6 +31,12 @@ impl Usage {
     }
 }
 
+/// User and system CPU time of the process so far (no memory figure: cheap enough for
+/// the edges of a timed window).
+pub fn cpu_times() -> (Duration, Duration) {
+    platform::cpu_times()
+}
+
 /// Peak resident set size of the process so far, in bytes.
 pub fn peak_rss_bytes() -> u64 {
     Usage::now().peak_rss_bytes

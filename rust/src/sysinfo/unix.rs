@@ -3,18 +3,31 @@ use std::mem::MaybeUninit;
 use std::time::Duration;
 
 pub fn usage() -> Usage {
-    let mut ru = MaybeUninit::<libc::rusage>::zeroed();
-    // SAFETY: getrusage fills the struct we pass; RUSAGE_SELF is always valid.
-    let ru = unsafe {
-        if libc::getrusage(libc::RUSAGE_SELF, ru.as_mut_ptr()) != 0 {
-            return Usage::default();
-        }
-        ru.assume_init()
+    let Some(ru) = rusage() else {
+        return Usage::default();
     };
     Usage {
         peak_rss_bytes: vm_hwm().unwrap_or_else(|| maxrss_bytes(ru.ru_maxrss as u64)),
         cpu_user: timeval(ru.ru_utime),
         cpu_sys: timeval(ru.ru_stime),
+    }
+}
+
+/// User and system CPU time so far: one getrusage, nothing read from /proc.
+pub fn cpu_times() -> (Duration, Duration) {
+    rusage().map_or_else(Default::default, |ru| {
+        (timeval(ru.ru_utime), timeval(ru.ru_stime))
+    })
+}
+
+fn rusage() -> Option<libc::rusage> {
+    let mut ru = MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: getrusage fills the struct we pass; RUSAGE_SELF is always valid.
+    unsafe {
+        if libc::getrusage(libc::RUSAGE_SELF, ru.as_mut_ptr()) != 0 {
+            return None;
+        }
+        Some(ru.assume_init())
     }
 }
 

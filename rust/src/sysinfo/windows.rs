@@ -7,26 +7,41 @@ use windows_sys::Win32::System::Threading::{GetCurrentProcess, GetProcessTimes};
 
 pub fn usage() -> Usage {
     let mut usage = Usage::default();
-    // SAFETY: GetCurrentProcess returns a pseudo handle that needs no closing; both calls
-    // fill structs we own and size correctly.
+    // SAFETY: GetCurrentProcess returns a pseudo handle that needs no closing; the call
+    // fills a struct we own and size correctly.
     unsafe {
-        let process = GetCurrentProcess();
         let mut counters = MaybeUninit::<PROCESS_MEMORY_COUNTERS>::zeroed();
         let size = size_of::<PROCESS_MEMORY_COUNTERS>() as u32;
-        if GetProcessMemoryInfo(process, counters.as_mut_ptr(), size) != 0 {
+        if GetProcessMemoryInfo(GetCurrentProcess(), counters.as_mut_ptr(), size) != 0 {
             usage.peak_rss_bytes = counters.assume_init().PeakWorkingSetSize as u64;
         }
-        let zero = FILETIME {
-            dwLowDateTime: 0,
-            dwHighDateTime: 0,
-        };
-        let (mut created, mut exited, mut kernel, mut user) = (zero, zero, zero, zero);
-        if GetProcessTimes(process, &mut created, &mut exited, &mut kernel, &mut user) != 0 {
-            usage.cpu_user = filetime(user);
-            usage.cpu_sys = filetime(kernel);
-        }
     }
+    (usage.cpu_user, usage.cpu_sys) = cpu_times();
     usage
+}
+
+/// User and kernel CPU time so far.
+pub fn cpu_times() -> (Duration, Duration) {
+    let zero = FILETIME {
+        dwLowDateTime: 0,
+        dwHighDateTime: 0,
+    };
+    let (mut created, mut exited, mut kernel, mut user) = (zero, zero, zero, zero);
+    // SAFETY: a pseudo handle that needs no closing, and FILETIMEs we own.
+    let ok = unsafe {
+        GetProcessTimes(
+            GetCurrentProcess(),
+            &mut created,
+            &mut exited,
+            &mut kernel,
+            &mut user,
+        )
+    };
+    if ok != 0 {
+        (filetime(user), filetime(kernel))
+    } else {
+        Default::default()
+    }
 }
 
 /// FILETIME durations count 100 ns units.
