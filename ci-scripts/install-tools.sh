@@ -1,0 +1,72 @@
+# Sourced by ci-scripts/test (so what it puts on PATH stays there): installs what the
+# tests need and a fresh machine lacks, each step only when it is missing. The README's
+# test command and CI (.ci/run) both come through here, so either works first.
+# cargo install / go install put binaries here, and a fresh shell's PATH may lack both.
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$HOME/go/bin:/usr/local/go/bin:$PATH:/usr/sbin:/sbin"
+if command -v go >/dev/null 2>&1; then export PATH="$PATH:$(go env GOPATH)/bin"; fi
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+log() { printf 'test: installing: %s\n' "$*" >&2; }
+# On Linux (CI here) a failed install fails the run; on the Windows and macOS legs of
+# ci.yml the linters and browser packages are best effort, and the tests that need a
+# missing tool say so.
+try_() {
+  if "$@"; then return 0; fi
+  if [ "$(uname -s)" = Linux ]; then return 1; fi
+  log "could not run: $* (continuing; the tests that need it say so)"
+}
+sudo_() { if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null 2>&1; then sudo -n "$@"; else "$@"; fi; }
+
+# --- Debian packages: gnuplot (charts), MariaDB (mysql scenario), Chromium (site tests)
+missing=()
+command -v gnuplot >/dev/null 2>&1 || missing+=(gnuplot-nox)
+{ command -v mariadbd >/dev/null 2>&1 || command -v mysqld >/dev/null 2>&1; } || missing+=(mariadb-server)
+{ command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; } || missing+=(chromium)
+if [ "${#missing[@]}" -gt 0 ]; then
+  if command -v apt-get >/dev/null 2>&1; then
+    log "apt-get install ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    sudo_ apt-get update -q
+    sudo_ apt-get install -y -q --no-install-recommends "${missing[@]}"
+  else
+    log "missing ${missing[*]} and no apt-get: install them by hand (see ci-scripts/bench doctor)"
+  fi
+fi
+
+# --- hyperfine >= 1.19 (per-run memory in its JSON); 1.20.0 pinned
+hf_ok=0
+if command -v hyperfine >/dev/null 2>&1; then
+  v="$(hyperfine --version | awk '{print $2}')"
+  if [ "$(printf '%s\n1.19.0\n' "$v" | sort -V | head -n1)" = "1.19.0" ]; then hf_ok=1; fi
+fi
+if [ "$hf_ok" = 0 ]; then
+  log "cargo install --locked hyperfine@1.20.0"
+  cargo install --locked hyperfine@1.20.0
+fi
+
+# --- actionlint (workflow lint), pinned, from the Go module proxy
+if ! command -v actionlint >/dev/null 2>&1; then
+  log "go install github.com/rhysd/actionlint/cmd/actionlint@v1.7.7"
+  try_ go install github.com/rhysd/actionlint/cmd/actionlint@v1.7.7
+fi
+
+# --- zizmor (workflow security audit), pinned, in a tools venv of its own
+tools_venv="$root/.bench/tools-venv"
+tools_bin="$tools_venv/bin"  # Scripts on Windows
+if [ -d "$tools_venv/Scripts" ]; then tools_bin="$tools_venv/Scripts"; fi
+if [ ! -x "$tools_bin/zizmor" ] && [ ! -x "$tools_bin/zizmor.exe" ]; then
+  log "pip install zizmor==1.32.0 (into .bench/tools-venv)"
+  py3="$(command -v python3 || command -v python)"
+  try_ "$py3" -m venv "$tools_venv"
+  if [ -d "$tools_venv/Scripts" ]; then tools_bin="$tools_venv/Scripts"; fi
+  try_ "$tools_bin/python" -m pip install --quiet --disable-pip-version-check zizmor==1.32.0
+fi
+export PATH="$PATH:$tools_bin"
+
+# --- node packages of the browser tests, if there are any
+if [ -f "$root/ci-scripts/tests/browser/package.json" ] && [ ! -d "$root/ci-scripts/tests/browser/node_modules/playwright-core" ]; then
+  log "npm ci (ci-scripts/tests/browser)"
+  try_ bash -c 'cd "$1" && npm ci --no-audit --no-fund' _ "$root/ci-scripts/tests/browser"
+fi
+
+unset -f log try_ sudo_
