@@ -7,8 +7,12 @@ figures every report shows, defined once.
 - **cpu**: the process's CPU time inside that window (`window_cpu_s`, user + sys).
 - **wall**: hyperfine's whole-process wall time per run, the second figure (it adds
   process and runtime start-up).
-- **memory**: peak resident set per run (hyperfine's figure; the program's own where
-  hyperfine has none).
+- **memory**: peak resident set per run, the program's own figure (`peak_rss_bytes` of
+  its record: VmHWM on Linux). Not hyperfine's: within one hyperfine invocation its
+  `memory_usage_byte` is a running maximum over the runs so far (measured: Go hashmap
+  spawn gave 49, 49, 109, 109, ... MiB where the runs themselves peaked at 49, 33,
+  109, 39, ...), so every run after the largest repeats it. hyperfine's figure is used
+  only where a record has none (0).
 - **latency**: per run, the p50 and p99 sojourn of the tasks (microseconds); the
   reports show the median over the runs.
 - **scenario metrics**: the numbers SCENARIOS.md asks each scenario to publish
@@ -63,8 +67,10 @@ def wall_s(bench: dict) -> list[float]:
 
 
 def memory_bytes(bench: dict) -> list[float]:
-    mem = [m for m in bench["samples"]["peak_rss_bytes"] if m]  # 0: not measured (Windows hyperfine)
-    return _finite(mem or [r.get("peak_rss_bytes") for r in bench.get("records", ())])
+    own = [r.get("peak_rss_bytes") for r in bench.get("records", ())]
+    if own and all(own):
+        return _finite(own)
+    return _finite(m for m in bench["samples"]["peak_rss_bytes"] if m)  # 0: not measured (Windows hyperfine)
 
 
 def baseline_bytes(bench: dict) -> float | None:

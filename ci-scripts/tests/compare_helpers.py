@@ -19,18 +19,18 @@ def bench(k: dict, wall=(1.0, 1.01, 0.99, 1.0, 1.02), rss=None, status="ok", rea
     wall = list(wall)
     user = list(user) if user is not None else [0.1] * len(wall)
     rss = list(rss) if rss is not None else [10_000_000] * len(wall)
-    def rec(w, u):
+    def rec(w, u, m):
         # The program's own window follows the wall time (a fixed 5% of start-up outside it).
         return {"schema": "gorust-bench.record/1", "lang": k["lang"], "program": PROGRAM[k["build"]],
                 "build": k["build"], "toolchain": k["toolchain"], "scenario": k["scenario"], "variant": k["variant"],
                 "params": k["params"], "checksum": 1, "elapsed_s": w * 0.95, "window_cpu_s": {"user": u * 0.95, "sys": 0.0},
-                "latency_us": None, "peak_rss_bytes": 1, "baseline_rss_bytes": 1, "cpu_user_s": u,
+                "latency_us": None, "peak_rss_bytes": m, "baseline_rss_bytes": 1, "cpu_user_s": u,
                 "cpu_sys_s": 0.0, "runtime": {"os": "linux", "arch": "x86_64", "num_cpu": 2}, "metrics": {}}
     b = {"id": key_id(k), "key": k, "status": status,
          "samples": {"wall_s": wall if status == "ok" else [], "user_s": user if status == "ok" else [],
                      "sys_s": [0.0] * len(wall) if status == "ok" else [],
                      "peak_rss_bytes": rss if status == "ok" else []},
-         "records": [rec(w, u) for w, u in zip(wall, user)] if status == "ok" else []}
+         "records": [rec(w, u, m) for w, u, m in zip(wall, user, rss)] if status == "ok" else []}
     if status != "ok":
         b["reason"] = reason or "boom"
     return b
@@ -89,6 +89,7 @@ def measured_docs(program: str, specs, factor: float, runs: int, work: Path) -> 
                                      "sys_s": [0.0] * runs, "peak_rss_bytes": samples.peak_rss_bytes},
                          # calibration's engine keeps one record a side: give each run its own
                          # window, from the run's wall and CPU time
-                         "records": [{**rec, "elapsed_s": w, "window_cpu_s": {"user": c, "sys": 0.0}}
-                                     for w, c in zip(samples.wall_s, samples.cpu_s)]})
+                         "records": [{**rec, "elapsed_s": w, "window_cpu_s": {"user": c, "sys": 0.0},
+                                      "peak_rss_bytes": m}
+                                     for w, c, m in zip(samples.wall_s, samples.cpu_s, samples.peak_rss_bytes)]})
     return tuple(doc(s) for s in sides)

@@ -200,3 +200,32 @@ def test_peak_memory_is_the_programs_own_not_its_parents(programs, build):
     assert rec["peak_rss_bytes"] < 100 * 2**20, rec["peak_rss_bytes"]
     assert 0 < rec["baseline_rss_bytes"] <= rec["peak_rss_bytes"]
     del ballast
+
+
+def test_memory_is_the_programs_own_not_hyperfines_running_maximum(tmp_path):
+    """hyperfine 1.20's memory_usage_byte is a running maximum over one invocation's
+    runs (measured on Go hashmap spawn: 49, 49, 109, 109, ... MiB for runs that peaked
+    at 49, 33, 109, 39, ...). The reports take each run's own figure."""
+    MiB = 2**20
+    own = [49, 33, 109, 39, 37]
+    hf = [49, 49, 109, 109, 109]
+    b = _bench("hashmap", "spawn", "go", {"tasks": 4000, "items": 1000, "shape": "burst", "rate": 10.0,
+                                         "workers": 2}, 0.5, 0.6)
+    b["samples"]["peak_rss_bytes"] = [m * MiB for m in hf]
+    for r, m in zip(b["records"], own):
+        r["peak_rss_bytes"] = m * MiB
+    assert measures.memory_bytes(b) == [m * MiB for m in own]
+    row = summary.rows(_doc([b]))[0]
+    assert row.mem_med == 39 * MiB                     # not hyperfine's 109
+    e = history.add(tmp_path / "h", [("r", _doc([b]))]).new_entries[0]
+    assert e["memory_bytes"]["median"] == 39 * MiB
+    # the runner's cross-check accepts the running maximum, and still catches a
+    # program that reports more than hyperfine saw
+    job = runner.Job(spec=None, built=None, key=b["key"], id="x", command=[], prepare=None, workdir=tmp_path)
+    job.records, job.times, job.memory = b["records"], [0.6] * 5, b["samples"]["peak_rss_bytes"]
+    runner._finish(job)
+    assert job.status == "ok" and "reason" not in job.to_json()
+    job = runner.Job(spec=None, built=None, key=b["key"], id="y", command=[], prepare=None, workdir=tmp_path)
+    job.records, job.times, job.memory = b["records"], [0.6] * 5, [20 * MiB] * 5
+    runner._finish(job)
+    assert "hyperfine measured a peak of" in job.to_json()["reason"]
