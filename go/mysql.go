@@ -67,7 +67,7 @@ func openMySQL(pool int) (*sql.DB, *mysql.Config, error) {
 	db := sql.OpenDB(connector)
 	db.SetMaxOpenConns(pool)
 	db.SetMaxIdleConns(pool)
-	if err := openConnections(db, pool); err != nil {
+	if err := db.Ping(); err != nil {
 		db.Close()
 		return nil, nil, fmt.Errorf("cannot connect to %s/%s: %w", cfg.Addr, cfg.DBName, err)
 	}
@@ -105,13 +105,14 @@ func runMySQL(variant string, p params) (*result, error) {
 		return nil, fmt.Errorf("%s: reading the server version: %w", cfg.Addr, err)
 	}
 	hint := fmt.Sprintf("run `%s setup mysql --rows %d` first", programName, rows)
-	res, err := runUsers(db, hint, tasks, rows)
+	res, err := runUsers(db, hint, tasks, rows, pool)
 	if err != nil {
 		return nil, fmt.Errorf("%s/%s: %w", cfg.Addr, cfg.DBName, err)
 	}
 	res.runtime = map[string]any{
 		"server_version": version,
 		"pool":           pool,
+		"checkout":       sqlCheckout,
 		"driver":         moduleVersion(mysqlModule),
 	}
 	return res, nil

@@ -71,35 +71,72 @@ func fillUsers(db *sql.DB, createSQL string, rows int) error {
 	return tx.Commit()
 }
 
-// openConnections opens and pings n pool connections before the timed window. It
-// holds them all at once, or database/sql would hand back the same one each time;
-// released, they stay idle in the pool (MaxIdleConns = n).
-func openConnections(db *sql.DB, n int) error {
-	conns := make([]*sql.Conn, 0, n)
-	defer func() {
-		for _, c := range conns {
-			c.Close()
-		}
-	}()
-	for range n {
-		c, err := db.Conn(context.Background())
-		if err != nil {
-			return err
-		}
-		conns = append(conns, c)
-		if err := c.PingContext(context.Background()); err != nil {
-			return err
+// sqlCheckout is how both languages hand out connections, stated in the record.
+const sqlCheckout = "one per task, first come first served, prepared statements per connection"
+
+// sqlConn is one pool connection, checked out of database/sql for the whole run,
+// with the task statements prepared on it (sqlx caches its statements per
+// connection the same way).
+type sqlConn struct {
+	conn                *sql.Conn
+	update, byID, byAge *sql.Stmt
+}
+
+func (c *sqlConn) close() {
+	for _, s := range []*sql.Stmt{c.update, c.byID, c.byAge} {
+		if s != nil {
+			s.Close()
 		}
 	}
-	return nil
+	c.conn.Close()
+}
+
+// connGate is the pool both languages share: n connections opened and prepared
+// before the timed window, handed out first come, first served (a channel's waiting
+// receivers are served in order), one checkout per task. database/sql's own pool
+// wakes a random waiter and, like sqlx's, would check a connection out per statement.
+type connGate struct {
+	idle chan *sqlConn
+	all  []*sqlConn
+}
+
+func openGate(db *sql.DB, n int) (*connGate, error) {
+	ctx := context.Background()
+	g := &connGate{idle: make(chan *sqlConn, n)}
+	for range n {
+		conn, err := db.Conn(ctx)
+		if err != nil {
+			g.close()
+			return nil, err
+		}
+		c := &sqlConn{conn: conn}
+		g.all = append(g.all, c)
+		for _, s := range []struct {
+			dest **sql.Stmt
+			q    string
+		}{{&c.update, sqlUpdateSalary}, {&c.byID, sqlSelectByID}, {&c.byAge, sqlSelectByAge}} {
+			if *s.dest, err = conn.PrepareContext(ctx, s.q); err != nil {
+				g.close()
+				return nil, fmt.Errorf("preparing %q: %w", s.q, err)
+			}
+		}
+		g.idle <- c
+	}
+	return g, nil
+}
+
+func (g *connGate) close() {
+	for _, c := range g.all {
+		c.close()
+	}
 }
 
 // runUsers is the timed workload of both SQL scenarios. One goroutine per task, all
-// spawned at once; a task waits for a pool connection inside database/sql, which
-// counts in its service time. Task t draws id = 1 + next() % rows, then age =
-// next() % 100: an even age raises that user's salary and reads it back, an odd one
-// reads every user of that age.
-func runUsers(db *sql.DB, setupHint string, tasks, rows int) (*result, error) {
+// spawned at once; a task waits its turn at the gate, which counts in its service
+// time, and does all its statements on the one connection it checked out. Task t
+// draws id = 1 + next() % rows, then age = next() % 100: an even age raises that
+// user's salary and reads it back, an odd one reads every user of that age.
+func runUsers(db *sql.DB, setupHint string, tasks, rows, pool int) (*result, error) {
 	var have int
 	if err := db.QueryRow(sqlCountUsers).Scan(&have); err != nil {
 		return nil, fmt.Errorf("reading table users (%s): %w", setupHint, err)
@@ -107,35 +144,15 @@ func runUsers(db *sql.DB, setupHint string, tasks, rows int) (*result, error) {
 	if have != rows {
 		return nil, fmt.Errorf("table users has %d rows, --rows is %d (%s with the same --rows)", have, rows, setupHint)
 	}
-	// Prepared here on one connection; database/sql prepares them on each other
-	// pool connection at its first use, as sqlx's per-connection cache does.
-	var stmts [3]*sql.Stmt
-	defer func() {
-		for _, s := range stmts {
-			if s != nil {
-				s.Close()
-			}
-		}
-	}()
-	for i, q := range []string{sqlUpdateSalary, sqlSelectByID, sqlSelectByAge} {
-		s, err := db.Prepare(q)
-		if err != nil {
-			return nil, fmt.Errorf("preparing %q: %w", q, err)
-		}
-		stmts[i] = s
+	gate, err := openGate(db, pool)
+	if err != nil {
+		return nil, err
 	}
-	update, byID, byAge := stmts[0], stmts[1], stmts[2]
+	base := setupSalaries(rows)
 
 	lat := newLatencies(tasks)
-	var updates, selected atomic.Uint64
+	var updates, selected, checkouts atomic.Uint64
 	var failed failure
-	// On the first error, closing the pool fails every task still waiting for a
-	// connection at once; otherwise each would sit out its own busy timeout.
-	fail := func(err error) {
-		if failed.set(err) {
-			go db.Close()
-		}
-	}
 	var wg sync.WaitGroup
 	g := newLCG()
 
@@ -146,20 +163,23 @@ func runUsers(db *sql.DB, setupHint string, tasks, rows int) (*result, error) {
 		age := int64(g.next() % 100)
 		wg.Go(func() {
 			defer exitOnPanic()
+			started := now()
+			c := <-gate.idle
+			defer func() { gate.idle <- c }()
 			if failed.stopped() {
 				return
 			}
-			started := now()
+			checkouts.Add(1)
 			if age%2 == 0 {
-				if err := raiseSalary(update, byID, id); err != nil {
-					fail(err)
+				if err := raiseSalary(c, id, base[id]); err != nil {
+					failed.set(err)
 					return
 				}
 				updates.Add(1)
 			} else {
-				n, err := salariesByAge(byAge, age)
+				n, err := salariesByAge(c, age)
 				if err != nil {
-					fail(err)
+					failed.set(err)
 					return
 				}
 				selected.Add(n)
@@ -169,6 +189,7 @@ func runUsers(db *sql.DB, setupHint string, tasks, rows int) (*result, error) {
 	}
 	wg.Wait()
 	wt := win.close()
+	gate.close() // gives the pool its connections back for the sum
 	if err := failed.get(); err != nil {
 		return nil, err
 	}
@@ -186,12 +207,30 @@ func runUsers(db *sql.DB, setupHint string, tasks, rows int) (*result, error) {
 			"updates":          updates.Load(),
 			"selected_rows":    sel,
 			"final_salary_sum": finalSum,
+			"checkouts":        checkouts.Load(),
 		},
 	}, nil
 }
 
-func raiseSalary(update, byID *sql.Stmt, id int64) error {
-	res, err := update.Exec(id)
+// setupSalaries is every row's salary as setup made it (index = id), from the same
+// stream, so a task can check the salary it reads back.
+func setupSalaries(rows int) []int64 {
+	g := newLCG()
+	base := make([]int64, rows+1)
+	for id := 1; id <= rows; id++ {
+		base[id] = int64(g.next() % 201)
+		g.next() // age
+	}
+	return base
+}
+
+// raiseSalary updates row id and reads its salary back on the same connection. The
+// value read must include this task's raise (more than setup's salary), so the read
+// cannot be skipped; the sum itself depends on the order of concurrent raises of the
+// same row, so it stays out of the checksum.
+func raiseSalary(c *sqlConn, id, setupSalary int64) error {
+	ctx := context.Background()
+	res, err := c.update.ExecContext(ctx, id)
 	if err != nil {
 		return fmt.Errorf("update of id %d: %w", id, err)
 	}
@@ -200,15 +239,18 @@ func raiseSalary(update, byID *sql.Stmt, id int64) error {
 		return fmt.Errorf("update of id %d changed %d rows (%v), want 1", id, n, err)
 	}
 	var salary int64
-	if err := byID.QueryRow(id).Scan(&salary); err != nil {
+	if err := c.byID.QueryRowContext(ctx, id).Scan(&salary); err != nil {
 		return fmt.Errorf("select of id %d: %w", id, err)
+	}
+	if salary <= setupSalary {
+		return fmt.Errorf("select of id %d read salary %d after its raise, setup's was %d", id, salary, setupSalary)
 	}
 	return nil
 }
 
 // salariesByAge reads every row of the age = ? select and returns how many there were.
-func salariesByAge(byAge *sql.Stmt, age int64) (uint64, error) {
-	rs, err := byAge.Query(age)
+func salariesByAge(c *sqlConn, age int64) (uint64, error) {
+	rs, err := c.byAge.QueryContext(context.Background(), age)
 	if err != nil {
 		return 0, fmt.Errorf("select of age %d: %w", age, err)
 	}

@@ -44,6 +44,11 @@ func sqliteDSN(path, mode string, busyTimeoutMs int) (string, error) {
 		"_journal_mode": {"WAL"},
 		"_synchronous":  {sqliteSynchronous},
 		"_busy_timeout": {strconv.Itoa(busyTimeoutMs)},
+		// As sqlx opens its connections: multi-thread mode (each connection is used by
+		// one goroutine at a time, so SQLite's own mutexes are not needed) and
+		// foreign keys on. mattn's defaults are FULLMUTEX and off.
+		"_mutex":        {"no"},
+		"_foreign_keys": {"1"},
 	}
 	return "file://" + p + "?" + q.Encode(), nil
 }
@@ -139,16 +144,13 @@ func runSQLite(variant string, p params) (*result, error) {
 	defer db.Close()
 	db.SetMaxOpenConns(pool)
 	db.SetMaxIdleConns(pool)
-	if err := openConnections(db, pool); err != nil {
-		return nil, fmt.Errorf("opening %s: %w", path, err)
-	}
 	facts, err := sqliteFacts(db)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	facts["pool"] = pool
 
-	res, err := runUsers(db, hint, tasks, rows)
+	res, err := runUsers(db, hint, tasks, rows, pool)
 	if err != nil {
 		// SQLITE_BUSY's text; the driver's error type exists only in cgo builds.
 		if strings.Contains(err.Error(), "database is locked") {
@@ -164,7 +166,7 @@ func runSQLite(variant string, p params) (*result, error) {
 // actually has, rather than repeating what was asked for.
 func sqliteFacts(db *sql.DB) (map[string]any, error) {
 	var version, journal string
-	var synchronous, busy int
+	var synchronous, busy, foreignKeys int
 	for _, q := range []struct {
 		sql  string
 		dest any
@@ -173,10 +175,15 @@ func sqliteFacts(db *sql.DB) (map[string]any, error) {
 		{"PRAGMA journal_mode", &journal},
 		{"PRAGMA synchronous", &synchronous},
 		{"PRAGMA busy_timeout", &busy},
+		{"PRAGMA foreign_keys", &foreignKeys},
 	} {
 		if err := db.QueryRow(q.sql).Scan(q.dest); err != nil {
 			return nil, fmt.Errorf("%s: %w", q.sql, err)
 		}
+	}
+	options, err := sqliteCompileOptions(db)
+	if err != nil {
+		return nil, err
 	}
 	syncNames := []string{"off", "normal", "full", "extra"}
 	syncName := strconv.Itoa(synchronous)
@@ -184,10 +191,33 @@ func sqliteFacts(db *sql.DB) (map[string]any, error) {
 		syncName = syncNames[synchronous]
 	}
 	return map[string]any{
-		"sqlite_version":  version,
-		"journal_mode":    journal,
-		"synchronous":     syncName,
-		"busy_timeout_ms": busy,
-		"driver":          moduleVersion(sqliteModule),
+		"sqlite_version":         version,
+		"sqlite_compile_options": options,
+		"journal_mode":           journal,
+		"synchronous":            syncName,
+		"busy_timeout_ms":        busy,
+		"foreign_keys":           foreignKeys == 1,
+		"threading_mode":         "multi-thread",
+		"checkout":               sqlCheckout,
+		"driver":                 moduleVersion(sqliteModule),
 	}, nil
+}
+
+// sqliteCompileOptions is how the linked library was built (PRAGMA compile_options),
+// so two records show whether they ran the same SQLite.
+func sqliteCompileOptions(db *sql.DB) ([]string, error) {
+	rs, err := db.Query("PRAGMA compile_options")
+	if err != nil {
+		return nil, fmt.Errorf("PRAGMA compile_options: %w", err)
+	}
+	defer rs.Close()
+	var out []string
+	for rs.Next() {
+		var o string
+		if err := rs.Scan(&o); err != nil {
+			return nil, err
+		}
+		out = append(out, o)
+	}
+	return out, rs.Err()
 }

@@ -21,7 +21,7 @@ import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from benchpipe import fsutil, tools
+from benchpipe import fsutil, sqlite_link, tools
 from benchpipe.catalogue import Catalogue
 from benchpipe.errors import BenchError, UsageError
 
@@ -98,12 +98,20 @@ def program_toolchain(path: str) -> str:
         raise BenchError(f"{path} list: no usable listing ({err})") from None
 
 
-def build_go(cat: Catalogue, source: Path, request: str, out_dir: Path, label: str, quiet=False) -> list[Built]:
+def build_go(cat: Catalogue, source: Path, request: str, out_dir: Path, label: str, quiet=False,
+             sqlite: sqlite_link.SqliteLib | None = None) -> list[Built]:
     go = tools.require("go")
     src = source / "go"
     if not (src / "go.mod").is_file():
         raise BenchError(f"{src}: no Go program here (go.mod missing)")
     env = _env({"GOTOOLCHAIN": "local" if request == "local" else request})
+    tags = []
+    if sqlite:
+        env.update(sqlite.go_env(env))
+        tags = ["-tags", sqlite_link.GO_TAGS]
+    elif not quiet:
+        print("build: go links the SQLite mattn bundles (no SQLite from a Rust build to share)",
+              file=sys.stderr, flush=True)
     dest = (out_dir / label / request).resolve()
     dest.mkdir(parents=True, exist_ok=True)
     what = f"go build ({request})"
@@ -112,7 +120,7 @@ def build_go(cat: Catalogue, source: Path, request: str, out_dir: Path, label: s
     out = []
     for b in builds:
         exe = dest / (b.program + EXE)
-        _run([go, "build", "-trimpath", "-o", str(exe), "."], src, env, what, quiet)
+        _run([go, "build", "-trimpath", *tags, "-o", str(exe), "."], src, env, what, quiet)
         out.append(Built(b.name, "go", b.program, program_toolchain(str(exe)), request, version, str(exe), label, git_commit(source)))
     return out
 
@@ -139,7 +147,9 @@ def ensure_rust_toolchain(request: str, quiet=False) -> None:
         raise BenchError(f"rustup toolchain install {request} failed: {tail}")
 
 
-def build_rust(cat: Catalogue, source: Path, request: str, out_dir: Path, label: str, quiet=False) -> list[Built]:
+def build_rust(cat: Catalogue, source: Path, request: str, out_dir: Path, label: str, quiet=False
+               ) -> tuple[list[Built], sqlite_link.SqliteLib | None]:
+    """The Rust programs, and the SQLite library their build compiled (for Go to link)."""
     cargo = tools.require("cargo")
     src = source / "rust"
     if not (src / "Cargo.toml").is_file():
@@ -161,19 +171,23 @@ def build_rust(cat: Catalogue, source: Path, request: str, out_dir: Path, label:
         if not exe.is_file():
             raise BenchError(f"cargo build ({request}) did not produce {exe}")
         out.append(Built(b.name, "rust", b.program, program_toolchain(str(exe)), request, version, str(exe), label, git_commit(source)))
-    return out
+    return out, sqlite_link.find(target, cargo, rustc, plus, src, env)
 
 
 def build_all(cat: Catalogue, source: Path, out_dir: Path, go: list[str], rust: list[str], label: str, quiet=False) -> list[Built]:
     source = Path(source).resolve()
     if not source.is_dir():
         raise UsageError(f"--source {source}: no such directory")
-    built = []
-    for req in go:
-        built += build_go(cat, source, req, out_dir, label, quiet)
+    built, sqlite = [], None
+    # Rust first: Go links the SQLite the (first) Rust build compiled.
     for req in rust:
-        built += build_rust(cat, source, req, out_dir, label, quiet)
-    return built
+        programs, lib = build_rust(cat, source, req, out_dir, label, quiet)
+        built += programs
+        sqlite = sqlite or lib
+    go_built = []
+    for req in go:
+        go_built += build_go(cat, source, req, out_dir, label, quiet, sqlite)
+    return go_built + built
 
 
 def write_manifest(out_dir: Path, built: list[Built]) -> Path:

@@ -229,3 +229,47 @@ def test_memory_is_the_programs_own_not_hyperfines_running_maximum(tmp_path):
     job.records, job.times, job.memory = b["records"], [0.6] * 5, [20 * MiB] * 5
     runner._finish(job)
     assert "hyperfine measured a peak of" in job.to_json()["reason"]
+
+
+SQL_SAME = ("sqlite_version", "sqlite_compile_options", "journal_mode", "synchronous", "busy_timeout_ms",
+            "foreign_keys", "threading_mode", "pool", "checkout")
+
+
+def _sql_records(programs, scenario, tmp_path, env, tasks=300, pool=4):
+    import os
+    import subprocess
+    env = {**os.environ, **env}
+    recs = {}
+    for build in ("go", "rust-system"):
+        exe = str(programs[build].path)
+        variant = "goroutines" if build == "go" else "tokio"
+        db = ["--db", str(tmp_path / f"{build}.sqlite")] if scenario == "sqlite" else []
+        subprocess.run([exe, "setup", scenario, "--rows", "1000", *db], env=env, check=True, capture_output=True)
+        out = subprocess.run([exe, scenario, "--variant", variant, "--tasks", str(tasks), "--rows", "1000",
+                              "--pool", str(pool), *db], env=env, check=True, capture_output=True, text=True)
+        recs[build] = json.loads(out.stdout.strip().splitlines()[-1])
+    return recs
+
+
+def test_sqlite_one_checkout_per_task_and_one_sqlite_on_both_sides(programs, tmp_path):
+    """Both sides check a connection out once per task (sqlx did it per statement), and
+    run the same SQLite (the library the Rust build compiled, linked into Go) with the
+    same settings, read back from the connections."""
+    recs = _sql_records(programs, "sqlite", tmp_path, {})
+    go, rust = recs["go"], recs["rust-system"]
+    for rec in recs.values():
+        assert rec["metrics"]["checkouts"] == 300
+        assert rec["runtime"]["threading_mode"] == "multi-thread"
+        assert rec["runtime"]["foreign_keys"] is True
+        assert len(rec["runtime"]["sqlite_compile_options"]) > 10
+    for field in SQL_SAME:
+        assert go["runtime"][field] == rust["runtime"][field], field
+    assert go["checksum"] == rust["checksum"]
+
+
+def test_mysql_one_checkout_per_task(programs, mysql_dsn, tmp_path):
+    recs = _sql_records(programs, "mysql", tmp_path, {"BENCH_MYSQL_DSN": mysql_dsn})
+    for rec in recs.values():
+        assert rec["metrics"]["checkouts"] == 300
+    assert recs["go"]["runtime"]["checkout"] == recs["rust-system"]["runtime"]["checkout"]
+    assert recs["go"]["checksum"] == recs["rust-system"]["checksum"]

@@ -3,11 +3,7 @@
 //! connections opened before the timed window.
 
 use crate::cli::Params;
-use crate::latency::Slots;
-use crate::sql_common::{
-    self, CREATE_TABLE, DROP_TABLE, check_rows, collect, fill, open_all, spawn_all, task,
-};
-use crate::window::Window;
+use crate::sql_common::{self, CREATE_TABLE, DROP_TABLE, check_rows, fill};
 use crate::{
     Context, Ctx, Failure, Outcome, Result, build_info, tokio_current_thread, tokio_runtime,
 };
@@ -15,7 +11,6 @@ use serde_json::{Map, json};
 use sqlx::mysql::{MySqlConnectOptions, MySqlConnection, MySqlPoolOptions, MySqlSslMode};
 use sqlx::{ConnectOptions, Connection, MySqlPool};
 use std::str::FromStr;
-use std::sync::Arc;
 use std::time::Duration;
 
 pub const DSN_ENV: &str = "BENCH_MYSQL_DSN";
@@ -104,44 +99,28 @@ pub fn run(p: &Params, ctx: Ctx) -> Result<Outcome> {
             .await
             .context(|| format!("cannot connect to {server}"))?;
         check_rows(&pool, rows, &setup_hint).await?;
-        open_all(&pool, size).await?;
         let version: String = sqlx::query_scalar("SELECT VERSION()")
             .fetch_one(&pool)
             .await
             .context(|| "reading the server version")?;
         let mut runtime = Map::new();
         runtime.insert("server_version".into(), json!(version));
-        runtime.insert("pool".into(), json!(size));
         runtime.insert(
             "driver".into(),
             json!(format!("sqlx {}", build_info::SQLX_VERSION)),
         );
 
-        let slots = Arc::new(Slots::new(tasks));
-        let window = Window::open();
-        let start = window.start;
-        let handles = spawn_all(tasks, rows, start, &slots, |draw| {
-            let pool = pool.clone();
-            async move { task(&pool, draw).await }
-        });
-        let (updates, selected_rows) = collect(handles).await?;
-        let window = window.close();
-
-        // SUM is DECIMAL in MySQL.
-        let final_sum: Option<i64> =
-            sqlx::query_scalar("SELECT CAST(SUM(salary) AS SIGNED) FROM users")
-                .fetch_one(&pool)
-                .await
-                .context(|| "summing the salaries")?;
-        pool.close().await;
-        Ok(sql_common::outcome(
-            updates,
-            selected_rows,
-            final_sum.unwrap_or(0),
-            window,
-            &slots,
+        let outcome = sql_common::run_users(
+            &pool,
+            size,
+            tasks,
+            rows,
+            "SELECT CAST(SUM(salary) AS SIGNED) FROM users",
             tokio_workers,
             runtime,
-        ))
+        )
+        .await;
+        pool.close().await;
+        outcome
     })
 }

@@ -8,10 +8,15 @@
 
 use crate::latency::Slots;
 use crate::lcg::Lcg;
+use crate::window::Window;
 use crate::{Context, Failure, Outcome, Result};
 use serde_json::{Map, Value, json};
+use sqlx::pool::PoolConnection;
 use sqlx::{ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, Pool, Type};
+use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
+use tokio::sync::Semaphore;
 
 pub const DROP_TABLE: &str = "DROP TABLE IF EXISTS users";
 pub const CREATE_TABLE: &str = "CREATE TABLE users (id INTEGER PRIMARY KEY, salary INT NOT NULL, age INT NOT NULL, address CHAR(50))";
@@ -138,17 +143,53 @@ where
     Ok(())
 }
 
-/// Open every connection of the pool before the timed window: hold them all at once.
-pub async fn open_all<DB: Database>(pool: &Pool<DB>, size: usize) -> Result<()> {
-    let mut held = Vec::with_capacity(size);
-    for _ in 0..size {
-        held.push(
-            pool.acquire()
-                .await
-                .context(|| "opening the pool's connections")?,
-        );
+/// How both languages hand out connections, stated in the record.
+pub const CHECKOUT: &str =
+    "one per task, first come first served, prepared statements per connection";
+
+/// The pool both languages share: `size` connections taken out of sqlx's pool before
+/// the timed window and handed out first come, first served (tokio's semaphore is
+/// fair), one checkout per task. sqlx's own pool would check a connection out per
+/// statement and ping it on every release.
+pub struct Gate<DB: Database> {
+    permits: Semaphore,
+    idle: Mutex<Vec<PoolConnection<DB>>>,
+    checkouts: AtomicU64,
+}
+
+impl<DB: Database> Gate<DB> {
+    pub async fn open(pool: &Pool<DB>, size: usize) -> Result<Gate<DB>> {
+        let mut idle = Vec::with_capacity(size);
+        for _ in 0..size {
+            idle.push(
+                pool.acquire()
+                    .await
+                    .context(|| "opening the pool's connections")?,
+            );
+        }
+        Ok(Gate {
+            permits: Semaphore::new(size),
+            idle: Mutex::new(idle),
+            checkouts: AtomicU64::new(0),
+        })
     }
-    Ok(())
+
+    pub fn checkouts(&self) -> u64 {
+        self.checkouts.load(Ordering::Relaxed)
+    }
+
+    /// Gives the connections back to sqlx's pool.
+    pub fn close(&self) {
+        self.idle.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    }
+}
+
+/// Every row's salary as `setup` made it (index = id), from the same stream, so a
+/// task can check the salary it reads back.
+pub fn setup_salaries(rows: u64) -> Vec<i64> {
+    std::iter::once(0)
+        .chain(setup_rows(rows).map(|row| row.salary))
+        .collect()
 }
 
 /// What one task did.
@@ -158,8 +199,40 @@ pub struct TaskResult {
     pub selected_rows: u64,
 }
 
-/// One task's statements (prepared once per connection and cached, values bound).
-pub async fn task<DB>(pool: &Pool<DB>, draw: Draw) -> Result<TaskResult>
+/// One task: its turn at the gate, then all its statements on the one connection it
+/// checked out (prepared once per connection and cached, values bound).
+pub async fn task<DB>(gate: &Gate<DB>, draw: Draw, setup_salary: &[i64]) -> Result<TaskResult>
+where
+    DB: Database,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> DB::Arguments<'q>: IntoArguments<'q, DB>,
+    for<'q> i64: Encode<'q, DB> + Type<DB>,
+    for<'r> i32: Decode<'r, DB> + Type<DB>,
+    usize: ColumnIndex<DB::Row>,
+{
+    let _permit = gate
+        .permits
+        .acquire()
+        .await
+        .map_err(|_| Failure("the connection gate closed".into()))?;
+    let mut conn = {
+        let mut idle = gate.idle.lock().unwrap_or_else(|e| e.into_inner());
+        idle.pop().expect("a permit guarantees an idle connection")
+    };
+    gate.checkouts.fetch_add(1, Ordering::Relaxed);
+    let result = statements(&mut conn, draw, setup_salary).await;
+    gate.idle
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(conn);
+    result
+}
+
+async fn statements<DB>(
+    conn: &mut DB::Connection,
+    draw: Draw,
+    setup_salary: &[i64],
+) -> Result<TaskResult>
 where
     DB: Database,
     for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
@@ -171,14 +244,24 @@ where
     if draw.updates() {
         sqlx::query(UPDATE_SALARY)
             .bind(draw.id)
-            .execute(pool)
+            .execute(&mut *conn)
             .await
             .context(|| format!("updating row {}", draw.id))?;
-        let _salary: i32 = sqlx::query_scalar(SELECT_BY_ID)
+        let salary: i32 = sqlx::query_scalar(SELECT_BY_ID)
             .bind(draw.id)
-            .fetch_one(pool)
+            .fetch_one(&mut *conn)
             .await
             .context(|| format!("selecting row {}", draw.id))?;
+        // The value read must include this task's raise, so the read cannot be
+        // skipped; its sum depends on the order of concurrent raises of one row, so it
+        // stays out of the checksum.
+        let before = setup_salary[draw.id as usize];
+        if i64::from(salary) <= before {
+            return Err(Failure(format!(
+                "select of id {} read salary {salary} after its raise, setup's was {before}",
+                draw.id
+            )));
+        }
         Ok(TaskResult {
             updated: true,
             selected_rows: 0,
@@ -186,7 +269,7 @@ where
     } else {
         let salaries: Vec<i32> = sqlx::query_scalar(SELECT_BY_AGE)
             .bind(draw.age)
-            .fetch_all(pool)
+            .fetch_all(&mut *conn)
             .await
             .context(|| format!("selecting age {}", draw.age))?;
         Ok(TaskResult {
@@ -196,69 +279,75 @@ where
     }
 }
 
-/// Adds up the tasks' results, awaited in task order; the first failure fails the run.
-pub async fn collect(
-    handles: Vec<tokio::task::JoinHandle<Result<TaskResult>>>,
-) -> Result<(u64, u64)> {
+/// The timed workload of both SQL scenarios: the gate opened on `size` connections,
+/// one task per draw spawned at once, the tasks' results awaited in order, then the
+/// final `SUM(salary)` (`sum_sql`, a query per server) and the record parts.
+pub async fn run_users<DB>(
+    pool: &Pool<DB>,
+    size: usize,
+    tasks: usize,
+    rows: u64,
+    sum_sql: &'static str,
+    tokio_workers: usize,
+    mut runtime: Map<String, Value>,
+) -> Result<Outcome>
+where
+    DB: Database,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'c> &'c Pool<DB>: Executor<'c, Database = DB>,
+    for<'q> DB::Arguments<'q>: IntoArguments<'q, DB>,
+    for<'q> i64: Encode<'q, DB> + Type<DB>,
+    for<'r> i32: Decode<'r, DB> + Type<DB>,
+    for<'r> Option<i64>: Decode<'r, DB> + Type<DB>,
+    usize: ColumnIndex<DB::Row>,
+{
+    let gate = Arc::new(Gate::open(pool, size).await?);
+    let setup_salary = Arc::new(setup_salaries(rows));
+    runtime.insert("pool".into(), json!(size));
+    runtime.insert("checkout".into(), json!(CHECKOUT));
+
+    let slots = Arc::new(Slots::new(tasks));
+    let window = Window::open();
+    let start = window.start;
+    let mut lcg = Lcg::new();
+    let mut handles = Vec::with_capacity(tasks);
+    for t in 0..tasks {
+        let draw = Draw::next(&mut lcg, rows);
+        let (gate, setup_salary, slots) = (gate.clone(), setup_salary.clone(), slots.clone());
+        handles.push(tokio::spawn(async move {
+            let began = Instant::now();
+            let result = task(&gate, draw, &setup_salary).await;
+            slots.finish(t, start, began);
+            result
+        }));
+    }
     let (mut updates, mut selected_rows) = (0, 0);
     for handle in handles {
         let result = handle.await.map_err(crate::join_failure)??;
         updates += u64::from(result.updated);
         selected_rows += result.selected_rows;
     }
-    Ok((updates, selected_rows))
-}
+    let window = window.close();
+    gate.close();
 
-/// The record parts both SQL scenarios report.
-pub fn outcome(
-    updates: u64,
-    selected_rows: u64,
-    final_salary_sum: i64,
-    window: crate::window::WindowTimes,
-    slots: &Slots,
-    tokio_workers: usize,
-    runtime: Map<String, Value>,
-) -> Outcome {
+    let final_salary_sum: Option<i64> = sqlx::query_scalar(sum_sql)
+        .fetch_one(pool)
+        .await
+        .context(|| "summing the salaries")?;
+    let final_salary_sum = final_salary_sum.unwrap_or(0);
     let mut metrics = Map::new();
     metrics.insert("updates".into(), json!(updates));
     metrics.insert("selected_rows".into(), json!(selected_rows));
     metrics.insert("final_salary_sum".into(), json!(final_salary_sum));
-    Outcome {
+    metrics.insert("checkouts".into(), json!(gate.checkouts()));
+    Ok(Outcome {
         checksum: final_salary_sum.max(0) as u64 + selected_rows,
         window,
         latency: slots.summary(),
         tokio_workers,
         runtime,
         metrics,
-    }
-}
-
-/// Spawns one task per draw, all at once, each recording its latency.
-pub fn spawn_all<F, Fut>(
-    tasks: usize,
-    rows: u64,
-    start: Instant,
-    slots: &std::sync::Arc<Slots>,
-    run: F,
-) -> Vec<tokio::task::JoinHandle<Result<TaskResult>>>
-where
-    F: Fn(Draw) -> Fut,
-    Fut: std::future::Future<Output = Result<TaskResult>> + Send + 'static,
-{
-    let mut lcg = Lcg::new();
-    let mut handles = Vec::with_capacity(tasks);
-    for t in 0..tasks {
-        let draw = Draw::next(&mut lcg, rows);
-        let task = run(draw);
-        let slots = std::sync::Arc::clone(slots);
-        handles.push(tokio::spawn(async move {
-            let began = Instant::now();
-            let result = task.await;
-            slots.finish(t, start, began);
-            result
-        }));
-    }
-    handles
+    })
 }
 
 #[cfg(test)]

@@ -3,9 +3,7 @@
 //! busy_timeout 5000 ms (tests may shorten it with BENCH_SQLITE_BUSY_TIMEOUT_MS).
 
 use crate::cli::Params;
-use crate::latency::Slots;
-use crate::sql_common::{self, CREATE_TABLE, check_rows, collect, fill, open_all, spawn_all, task};
-use crate::window::Window;
+use crate::sql_common::{self, CREATE_TABLE, check_rows, fill};
 use crate::{
     Context, Ctx, Failure, Outcome, Result, build_info, tokio_current_thread, tokio_runtime,
 };
@@ -13,7 +11,6 @@ use serde_json::{Map, json};
 use sqlx::SqlitePool;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use std::path::Path;
-use std::sync::Arc;
 use std::time::Duration;
 
 pub const BUSY_TIMEOUT_ENV: &str = "BENCH_SQLITE_BUSY_TIMEOUT_MS";
@@ -38,6 +35,10 @@ fn connect_options(db: &Path, create: bool, busy_timeout_ms: u64) -> SqliteConne
         .journal_mode(SqliteJournalMode::Wal)
         .synchronous(SqliteSynchronous::Normal)
         .busy_timeout(Duration::from_millis(busy_timeout_ms))
+        // Said, not left to defaults, as the Go side says it: multi-thread mode
+        // (NOMUTEX: one task uses a connection at a time) and foreign keys on.
+        .serialized(false)
+        .foreign_keys(true)
 }
 
 /// Remove the database (and its WAL and journal files), then make it afresh with `rows`
@@ -105,38 +106,25 @@ pub fn run(p: &Params, ctx: Ctx) -> Result<Outcome> {
             .await
             .context(|| format!("opening {}", db.display()))?;
         check_rows(&pool, rows, &setup_hint).await?;
-        open_all(&pool, size).await?;
-        let runtime = facts(&pool, size).await?;
+        let runtime = facts(&pool).await?;
 
-        let slots = Arc::new(Slots::new(tasks));
-        let window = Window::open();
-        let start = window.start;
-        let handles = spawn_all(tasks, rows, start, &slots, |draw| {
-            let pool = pool.clone();
-            async move { task(&pool, draw).await }
-        });
-        let (updates, selected_rows) = collect(handles).await?;
-        let window = window.close();
-
-        let final_sum: Option<i64> = sqlx::query_scalar("SELECT SUM(salary) FROM users")
-            .fetch_one(&pool)
-            .await
-            .context(|| "summing the salaries")?;
-        pool.close().await;
-        Ok(sql_common::outcome(
-            updates,
-            selected_rows,
-            final_sum.unwrap_or(0),
-            window,
-            &slots,
+        let outcome = sql_common::run_users(
+            &pool,
+            size,
+            tasks,
+            rows,
+            "SELECT SUM(salary) FROM users",
             tokio_workers,
             runtime,
-        ))
+        )
+        .await;
+        pool.close().await;
+        outcome
     })
 }
 
 /// The configuration as the connections report it.
-async fn facts(pool: &SqlitePool, size: usize) -> Result<Map<String, serde_json::Value>> {
+async fn facts(pool: &SqlitePool) -> Result<Map<String, serde_json::Value>> {
     let what = || "reading the SQLite settings";
     let version: String = sqlx::query_scalar("SELECT sqlite_version()")
         .fetch_one(pool)
@@ -154,6 +142,16 @@ async fn facts(pool: &SqlitePool, size: usize) -> Result<Map<String, serde_json:
         .fetch_one(pool)
         .await
         .context(what)?;
+    let foreign_keys: i64 = sqlx::query_scalar("PRAGMA foreign_keys")
+        .fetch_one(pool)
+        .await
+        .context(what)?;
+    // How the linked library was built, so two records show whether they ran the
+    // same SQLite.
+    let compile_options: Vec<String> = sqlx::query_scalar("PRAGMA compile_options")
+        .fetch_all(pool)
+        .await
+        .context(what)?;
     let synchronous = match synchronous {
         0 => "off".to_owned(),
         1 => "normal".to_owned(),
@@ -166,7 +164,9 @@ async fn facts(pool: &SqlitePool, size: usize) -> Result<Map<String, serde_json:
     runtime.insert("journal_mode".into(), json!(journal_mode.to_lowercase()));
     runtime.insert("synchronous".into(), json!(synchronous));
     runtime.insert("busy_timeout_ms".into(), json!(busy_timeout));
-    runtime.insert("pool".into(), json!(size));
+    runtime.insert("sqlite_compile_options".into(), json!(compile_options));
+    runtime.insert("foreign_keys".into(), json!(foreign_keys == 1));
+    runtime.insert("threading_mode".into(), json!("multi-thread"));
     runtime.insert(
         "driver".into(),
         json!(format!("sqlx {}", build_info::SQLX_VERSION)),
