@@ -98,7 +98,7 @@ def test_checksum_mismatch_without_majority_fails_both(tmp_path):
     manifest = fake_manifest(tmp_path)
     out = tmp_path / "out"
     res = run_bench("run", "--preset", "smoke", "--manifest", manifest, "--out", out, "--scenario", "files-read",
-                    "--no-summary", env={"FAKE_CHECKSUM": "files-read:tokio:5"})
+                    "--variant", "goroutines,tokio", "--no-summary", env={"FAKE_CHECKSUM": "files-read:tokio:5"})
     assert res.returncode == 1
     doc = results.load(out / "results.json")
     assert len(doc["benchmarks"]) == 4

@@ -107,12 +107,12 @@ pub static SCENARIOS: &[Scenario] = &[
     },
     Scenario {
         name: "files-read",
-        variants: &["tokio"],
+        variants: &["tokio", "blocking"],
         params: &[int("tasks", 1, 1_000_000), path("dir", "bench-files")],
     },
     Scenario {
         name: "files-rw",
-        variants: &["tokio"],
+        variants: &["tokio", "blocking"],
         params: &[int("tasks", 1, 100_000), path("dir", "bench-files")],
     },
     Scenario {

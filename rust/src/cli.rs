@@ -333,7 +333,7 @@ mod tests {
 
     #[test]
     fn params_json_has_resolved_values() {
-        let inv = run("files-read --tasks 4").unwrap();
+        let inv = run("files-read --variant tokio --tasks 4").unwrap();
         let json = inv.params.to_json();
         assert_eq!(json["tasks"], 4);
         assert_eq!(json["dir"], "bench-files");

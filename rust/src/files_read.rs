@@ -1,7 +1,10 @@
-//! files-read: task `t` reads file `lcg % 20` completely with `tokio::fs::read`.
+//! files-read: task `t` reads file `lcg % 20` completely: variant `tokio` with
+//! `tokio::fs::read` (as the original), variant `blocking` with `std::fs::read` inside
+//! one `spawn_blocking` (what an expert writes: one blocking-pool hop per task, where
+//! `tokio::fs` makes one per open, read and close).
 
 use crate::cli::Params;
-use crate::files_setup::{FILES, Shared, runtime_facts};
+use crate::files_setup::{FILES, Io, Shared, blocking, runtime_facts};
 use crate::lcg::Lcg;
 use crate::window::Window;
 use crate::{Context, Ctx, Failure, Outcome, Result, join_failure, tokio_runtime};
@@ -9,7 +12,8 @@ use serde_json::json;
 use std::sync::Arc;
 use std::time::Instant;
 
-pub fn run(p: &Params, ctx: Ctx) -> Result<Outcome> {
+pub fn run(variant: &str, p: &Params, ctx: Ctx) -> Result<Outcome> {
+    let io = Io::of(variant);
     let tasks = p.count("tasks");
     let shared = Shared::new(p, ctx, "files-read")?;
     let (rt, tokio_workers) = tokio_runtime()?;
@@ -30,9 +34,11 @@ pub fn run(p: &Params, ctx: Ctx) -> Result<Outcome> {
                     .acquire()
                     .await
                     .expect("the semaphore is never closed");
-                let bytes = tokio::fs::read(path)
-                    .await
-                    .context(|| format!("reading {}", path.display()))?;
+                let bytes = match io {
+                    Io::Tokio => tokio::fs::read(path).await,
+                    Io::Blocking => blocking(path, |p| std::fs::read(p)).await,
+                }
+                .context(|| format!("reading {}", path.display()))?;
                 drop(permit);
                 s.slots.finish(t, start, began);
                 Ok::<_, Failure>(bytes.len() as u64)

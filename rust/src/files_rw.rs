@@ -1,10 +1,11 @@
 //! files-rw: task `t` takes `k = lcg % 20`; for even `k` it appends a line to file `k`
 //! (opened for appending with write access, flushed, closed), then every task reads
 //! file `k`. The checksum is the files' total size afterwards: `40320 + 16 * appends`,
-//! so a lost append is a wrong checksum.
+//! so a lost append is a wrong checksum. Variant `tokio` uses `tokio::fs` (as the
+//! original), `blocking` does the whole task with `std::fs` in one `spawn_blocking`.
 
 use crate::cli::Params;
-use crate::files_setup::{FILES, Shared, runtime_facts};
+use crate::files_setup::{FILES, Io, Shared, blocking, runtime_facts};
 use crate::lcg::Lcg;
 use crate::window::Window;
 use crate::{Context, Ctx, Failure, Outcome, Result, join_failure, tokio_runtime};
@@ -12,6 +13,7 @@ use serde_json::json;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
+use std::io::Write;
 use tokio::io::AsyncWriteExt;
 
 pub const APPENDED: &[u8] = b"Appended string\n";
@@ -27,7 +29,18 @@ async fn append(path: &Path) -> std::io::Result<()> {
     // Dropping the file closes it.
 }
 
-pub fn run(p: &Params, ctx: Ctx) -> Result<Outcome> {
+/// The whole task with `std::fs`: append (when asked), then read the file.
+fn append_and_read(path: &Path, appended: bool) -> std::io::Result<Vec<u8>> {
+    if appended {
+        let mut file = std::fs::OpenOptions::new().append(true).open(path)?;
+        // An unbuffered File writes through at once; closing it on drop.
+        file.write_all(APPENDED)?;
+    }
+    std::fs::read(path)
+}
+
+pub fn run(variant: &str, p: &Params, ctx: Ctx) -> Result<Outcome> {
+    let io = Io::of(variant);
     let tasks = p.count("tasks");
     let shared = Shared::new(p, ctx, "files-rw")?;
     let (rt, tokio_workers) = tokio_runtime()?;
@@ -50,14 +63,18 @@ pub fn run(p: &Params, ctx: Ctx) -> Result<Outcome> {
                     .await
                     .expect("the semaphore is never closed");
                 let appended = k % 2 == 0;
-                if appended {
-                    append(path)
-                        .await
-                        .context(|| format!("appending to {}", path.display()))?;
+                let bytes = match io {
+                    Io::Tokio => {
+                        if appended {
+                            append(path)
+                                .await
+                                .context(|| format!("appending to {}", path.display()))?;
+                        }
+                        tokio::fs::read(path).await
+                    }
+                    Io::Blocking => blocking(path, move |p| append_and_read(p, appended)).await,
                 }
-                let bytes = tokio::fs::read(path)
-                    .await
-                    .context(|| format!("reading {}", path.display()))?;
+                .context(|| format!("reading {}", path.display()))?;
                 drop(permit);
                 s.slots.finish(t, start, began);
                 Ok::<_, Failure>((u64::from(appended), bytes.len() as u64))

@@ -9,6 +9,36 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tokio::sync::Semaphore;
 
+/// How a task does its file work: `tokio` through `tokio::fs` (one blocking-pool hop
+/// per open, read, write and close), `blocking` with `std::fs` inside one
+/// `spawn_blocking` for the whole task.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Io {
+    Tokio,
+    Blocking,
+}
+
+impl Io {
+    pub fn of(variant: &str) -> Io {
+        if variant == "blocking" {
+            Io::Blocking
+        } else {
+            Io::Tokio
+        }
+    }
+}
+
+/// `work(path)` on tokio's blocking pool, in one hop.
+pub async fn blocking<T: Send + 'static>(
+    path: &Path,
+    work: impl FnOnce(&Path) -> std::io::Result<T> + Send + 'static,
+) -> std::io::Result<T> {
+    let path = path.to_owned();
+    tokio::task::spawn_blocking(move || work(&path))
+        .await
+        .map_err(std::io::Error::other)?
+}
+
 pub const FILES: usize = 20;
 pub const LINE_LEN: usize = 64;
 /// Size of the 20 files together, as made by `setup`.
