@@ -116,5 +116,8 @@ func runHashmap(variant string, p params) (*result, error) {
 		window:   wt,
 		latency:  lat.summary(),
 		metrics:  metrics,
+		// Go's map has one hasher: the runtime's, AES-based where the CPU has AES
+		// (Rust's is the `hasher` parameter).
+		runtime: map[string]any{"hasher": "runtime map hash (AES where available, randomly seeded)"},
 	}, nil
 }

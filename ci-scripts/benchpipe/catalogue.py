@@ -4,6 +4,8 @@ and presets, and the expansion of a preset into the list of benchmarks to run.""
 from __future__ import annotations
 
 import itertools
+import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +18,18 @@ PRESETS = ("smoke", "quick", "standard", "full")
 PARAM_TYPES = ("int", "float", "enum", "path")
 
 
+_CPUS_RE = re.compile(r"^([1-9][0-9]?)?cpus$")
+
+
+def resolve_cpus(value):
+    """"cpus" -> the number of logical CPUs here, "5cpus" -> five times that; other
+    values as they are."""
+    m = _CPUS_RE.match(value) if isinstance(value, str) else None
+    if not m:
+        return value
+    return int(m.group(1) or 1) * (os.cpu_count() or 1)
+
+
 @dataclass(frozen=True)
 class Param:
     name: str
@@ -25,6 +39,7 @@ class Param:
     choices: tuple[str, ...] | None = None
     key: bool = True
     help: str = ""
+    lang: str | None = None  # only this language's programs take it (e.g. Rust's hasher)
 
     def program_view(self) -> dict:
         """What the programs' `list` reports for this parameter."""
@@ -75,9 +90,17 @@ class Scenario:
         """The Go variant a Rust variant is compared with (catalogue `pairs`)."""
         return self.pairs.get(rust_variant)
 
-    def key_params(self, values: dict) -> dict:
-        """The identifying parameters: every `key` parameter, given value or default."""
-        return {p.name: values.get(p.name, p.default) for p in self.params.values() if p.key}
+    def key_params(self, values: dict, lang: str | None = None) -> dict:
+        """The identifying parameters: every `key` parameter, given value or default
+        (for `lang`: without the parameters only the other language takes)."""
+        return {p.name: values.get(p.name, p.default) for p in self.params.values()
+                if p.key and (lang is None or p.lang in (None, lang))}
+
+    def shared_params(self, params: dict) -> dict:
+        """The parameters both languages take: what a Go benchmark and the Rust one set
+        against it have in common (a Rust hasher=foldhash run is set against the same
+        Go run as hasher=std)."""
+        return {k: v for k, v in params.items() if k not in self.params or self.params[k].lang is None}
 
 
 @dataclass(frozen=True)
@@ -95,7 +118,7 @@ class BenchSpec:
         for name, value in {**self.params, **(extra or {})}.items():
             if value == "cpus":  # the program's own default: leave it to resolve
                 continue
-            argv += [f"--{name}", str(value)]
+            argv += [f"--{name}", str(resolve_cpus(value))]
         return argv
 
 
@@ -131,9 +154,11 @@ class Catalogue:
                 for variant in sc.variants.get(build.lang, ()):
                     if variants and variant not in variants:
                         continue
+                    seen = []  # a grid over the other language's parameters repeats combos
                     for combo in itertools.product(*(grid[n] for n in names)):
-                        params = sc.key_params(dict(zip(names, combo)))
-                        if sc.allows(variant, params):
+                        params = sc.key_params(dict(zip(names, combo)), build.lang)
+                        if sc.allows(variant, params) and params not in seen:
+                            seen.append(params)
                             out.append(BenchSpec(sc, variant, build, params))
         return out
 
@@ -175,8 +200,10 @@ def _parse(raw: dict, path: Path) -> Catalogue:
             params[pname] = Param(
                 pname, p["type"], p["default"], p.get("min"),
                 tuple(p["choices"]) if "choices" in p else None,
-                bool(p.get("key", True)), p.get("help", ""),
+                bool(p.get("key", True)), p.get("help", ""), p.get("lang"),
             )
+            if p.get("lang") not in (None, *(b["lang"] for b in raw["builds"].values())):
+                raise ValueError(f"scenario {name}: parameter {pname}: unknown lang {p['lang']!r}")
         grids = {}
         for preset in PRESETS:
             grid = s["presets"][preset]
@@ -185,6 +212,10 @@ def _parse(raw: dict, path: Path) -> Catalogue:
                     raise ValueError(f"scenario {name}: preset {preset}: unknown parameter {pname!r}")
                 if not isinstance(values, list) or not values:
                     raise ValueError(f"scenario {name}: preset {preset}: {pname} must be a non-empty list")
+                if params[pname].type == "int" and not all(
+                        isinstance(v, int) or (isinstance(v, str) and _CPUS_RE.match(v)) for v in values):
+                    raise ValueError(f"scenario {name}: preset {preset}: {pname} takes whole numbers, "
+                                     "\"cpus\" or \"<k>cpus\"")
             grids[preset] = {k: tuple(v) for k, v in grid.items()}
         if s["size"] not in params:
             raise ValueError(f"scenario {name}: size parameter {s['size']!r} is not a parameter")

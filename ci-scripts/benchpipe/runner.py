@@ -33,7 +33,6 @@ them fail (nobody can tell which side is wrong)."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import tempfile
 from collections import Counter, defaultdict
@@ -43,7 +42,7 @@ from pathlib import Path
 import json
 
 from benchpipe import hyperfine, measures, schema
-from benchpipe.catalogue import BenchSpec, Preset
+from benchpipe.catalogue import BenchSpec, Preset, resolve_cpus
 from benchpipe.results import RESULTS_SCHEMA, format_params, key_id
 from benchpipe.toolchains import Built
 
@@ -102,8 +101,7 @@ def display_name(key: dict) -> str:
 
 
 def resolve_params(params: dict) -> dict:
-    cpus = os.cpu_count() or 1
-    return {k: (cpus if v == "cpus" else v) for k, v in params.items()}
+    return {k: resolve_cpus(v) for k, v in params.items()}
 
 
 def make_jobs(specs: list[BenchSpec], builds: list[Built], workroot: Path, ab: bool) -> list[Job]:

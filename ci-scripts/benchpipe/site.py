@@ -96,21 +96,28 @@ def overview(model: trends.Model, cat) -> list[dict]:
                                      size_param)
         tables = []
         for os_ in sorted(info["oses"]):
-            latest = {}
+            latest, go_other = {}, {}
             for (o, _kid), e in model.latest.items():
                 k = e["key"]
                 if o != os_ or k["scenario"] != sc_name or k["toolchain"] != model.headline.get((o, k["lang"])):
                     continue
-                latest[(k["build"], k["variant"], trends.other_params(k, size_param, vary), k["params"].get(size_param))] = e
+                other = trends.other_params(k, size_param, vary)
+                latest[(k["build"], k["variant"], other, k["params"].get(size_param))] = e
+                # The Go run a Rust one is set against: the same parameters but Rust's own.
+                shared = {**k, "params": sc.shared_params(k["params"])} if sc else k
+                go_other[other] = trends.other_params(shared, size_param, vary)
             pairs = trends.pair_variants(sc, info["variants"].get("go", ()), info["variants"].get("rust", ()))
             if not info["variants"].get("go"):
                 pairs = [(None, v) for v in sorted(info["variants"].get("rust", ()))]
             rows = []
             for gv, rv in pairs:
-                combos = sorted({(o, s) for (b, v, o, s) in latest if v in (gv, rv)},
+                rust = {(o, s) for (b, v, o, s) in latest if b != "go" and v == rv}
+                covered = {(go_other[o], s) for o, s in rust}  # Go runs that have a Rust row
+                combos = sorted(rust | {(o, s) for (b, v, o, s) in latest
+                                        if b == "go" and v == gv and (o, s) not in covered},
                                 key=lambda x: (x[0], x[1] if isinstance(x[1], (int, float)) else 0))
                 for other, size in combos:
-                    go = latest.get(("go", gv, other, size))
+                    go = latest.get(("go", gv, go_other.get(other, other), size))
                     rs = latest.get(("rust-system", rv, other, size))
                     rm = latest.get(("rust-mimalloc", rv, other, size))
                     if not (go or rs or rm):

@@ -12,7 +12,7 @@ import pytest
 def catalogue_view(cat, lang: str) -> dict:
     return {
         name: {"variants": list(sc.variants.get(lang, ())),
-               "params": {p.name: p.program_view() for p in sc.params.values()}}
+               "params": {p.name: p.program_view() for p in sc.params.values() if p.lang in (None, lang)}}
         for name, sc in cat.scenarios.items() if sc.variants.get(lang)
     }
 
@@ -37,7 +37,7 @@ def test_setup_accepts_every_scenario_without_variant(programs, cat, build, tmp_
     for name, sc in cat.scenarios.items():
         if sc.setup:
             continue  # those need their files/database; the checksum tests run them
-        args = [a for p, v in sc.key_params({}).items() if v != "cpus" for a in (f"--{p}", str(v))]
+        args = [a for p, v in sc.key_params({}, prog.lang).items() if v != "cpus" for a in (f"--{p}", str(v))]
         res = subprocess.run([prog.path, "setup", name, *args], capture_output=True, text=True, timeout=60, cwd=tmp_path)
         assert res.returncode == 0, f"{build} setup {name}: {res.stderr.strip()}"
         assert list(tmp_path.iterdir()) == [], f"{build} setup {name} wrote files"

@@ -273,3 +273,51 @@ def test_mysql_one_checkout_per_task(programs, mysql_dsn, tmp_path):
         assert rec["metrics"]["checkouts"] == 300
     assert recs["go"]["runtime"]["checkout"] == recs["rust-system"]["runtime"]["checkout"]
     assert recs["go"]["checksum"] == recs["rust-system"]["checksum"]
+
+
+HM = {"tasks": 4000, "items": 1000, "shape": "burst", "rate": 10.0, "workers": 2}
+
+
+def _hasher_doc():
+    # Rust's hasher is its own parameter: both Rust runs are set against the one Go run.
+    return _doc([
+        _bench("hashmap", "spawn", "go", HM, 0.100, 0.110),
+        _bench("hashmap", "spawn", "rust-system", {**HM, "hasher": "std"}, 0.080, 0.090),
+        _bench("hashmap", "spawn", "rust-system", {**HM, "hasher": "foldhash"}, 0.050, 0.060),
+    ])
+
+
+def test_a_rust_only_parameter_keeps_the_go_pair():
+    cat = catalogue.load()
+    sc = cat.scenarios["hashmap"]
+    assert sc.params["hasher"].lang == "rust"
+    assert "hasher" not in sc.key_params({}, "go") and sc.key_params({}, "rust")["hasher"] == "std"
+    rows = {r.key["params"].get("hasher"): r for r in summary.rows(_hasher_doc(), cat)}
+    assert rows["std"].time_ratio == pytest.approx(0.8, rel=0.01)
+    assert rows["foldhash"].time_ratio == pytest.approx(0.5, rel=0.01)
+
+
+def test_site_overview_sets_each_hasher_against_the_one_go_run(tmp_path):
+    root = tmp_path / "h"
+    history.add(root, [("r", _hasher_doc())])
+    cat = catalogue.load()
+    model = trends.build(history.load(root), cat, detect=False)
+    rows = [r for r in {s["name"]: s for s in site.overview(model, cat)}["hashmap"]["tables"][0]["rows"]]
+    assert len(rows) == 2, [(r["other"], r["go"] is not None) for r in rows]   # no Go-only row
+    assert all(r["go"] is not None for r in rows)
+    assert sorted(round(r["diff_time"], 2) for r in rows) == [0.5, 0.8]
+
+
+def test_standard_grid_runs_the_seeds_five_workers_per_cpu_and_both_hashers():
+    import os
+    cat = catalogue.load()
+    specs = [s for s in cat.benchmarks("standard", scenarios=["hashmap"]) if s.variant == "pool"]
+    go = [s.params for s in specs if s.build.lang == "go"]
+    rust = [s.params for s in specs if s.build.name == "rust-system"]
+    assert len(go) == 4 and len(rust) == 8          # shape x workers (x hasher for Rust)
+    assert {p["workers"] for p in go} == {"cpus", "5cpus"}
+    assert {p["hasher"] for p in rust} == {"std", "foldhash"}
+    five = [s for s in specs if s.params["workers"] == "5cpus"][0]
+    argv = five.argv("prog")
+    assert argv[argv.index("--workers") + 1] == str(5 * (os.cpu_count() or 1))
+    assert runner.resolve_params(five.params)["workers"] == 5 * (os.cpu_count() or 1)

@@ -75,6 +75,13 @@ pub static SCENARIOS: &[Scenario] = &[
                 default: DefaultValue::Float(10.0),
             },
             int_cpus("workers"),
+            Param {
+                name: "hasher",
+                kind: Kind::Enum {
+                    choices: &["std", "foldhash"],
+                },
+                default: DefaultValue::Str("std"),
+            },
         ],
     },
     Scenario {

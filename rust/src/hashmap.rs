@@ -12,6 +12,8 @@ use crate::window::Window;
 use crate::{Failure, Outcome, Result, join_failure, tokio_runtime};
 use serde_json::json;
 use std::collections::HashMap;
+use std::collections::hash_map::RandomState;
+use std::hash::BuildHasher;
 use std::rc::Rc;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -28,9 +30,10 @@ struct Person {
 /// `items * (items - 1) / 2`.
 ///
 /// Key and name share one allocation, as the one Go string does. Kept synchronous so
-/// the `Rc`s never live across an await.
-pub fn build_map(items: u64) -> u64 {
-    let mut map: HashMap<Rc<str>, Person> = HashMap::new();
+/// the `Rc`s never live across an await. `S` is the hasher (`hasher` parameter): std's
+/// SipHash-1-3, or foldhash; both randomly seeded per map, as Go's map hash is.
+pub fn build_map<S: BuildHasher + Default>(items: u64) -> u64 {
+    let mut map: HashMap<Rc<str>, Person, S> = HashMap::default();
     let mut digits = itoa::Buffer::new();
     let mut sum = 0;
     for j in 0..items {
@@ -57,6 +60,8 @@ struct Shared {
     /// Tasks per millisecond under `shape = rate`; `None` under `burst`.
     rate: Option<f64>,
     items: u64,
+    /// `hasher = foldhash`; std's SipHash otherwise.
+    foldhash: bool,
     slots: Slots,
     permits: Arc<Semaphore>,
     /// Test hook: the task that panics (env BENCH_TEST_PANIC_TASK), to check that a
@@ -93,7 +98,11 @@ impl Shared {
         if self.panic_task == Some(t) {
             panic!("task {t} panicked on purpose (BENCH_TEST_PANIC_TASK)");
         }
-        let sum = build_map(self.items);
+        let sum = if self.foldhash {
+            build_map::<foldhash::fast::RandomState>(self.items)
+        } else {
+            build_map::<RandomState>(self.items)
+        };
         self.slots.finish(t, self.scheduled(t), began);
         sum
     }
@@ -115,6 +124,7 @@ pub fn run(variant: &str, p: &Params) -> Result<Outcome> {
         start: window.start,
         rate,
         items: p.int("items"),
+        foldhash: p.str("hasher") == "foldhash",
         slots,
         permits,
         panic_task,
@@ -150,12 +160,20 @@ pub fn run(variant: &str, p: &Params) -> Result<Outcome> {
         };
         metrics.insert("achieved_spawn_rate_per_ms".into(), json!(achieved));
     }
+    let mut runtime = serde_json::Map::new();
+    let hasher = if shared.foldhash {
+        "foldhash (fast, randomly seeded)"
+    } else {
+        "std RandomState (SipHash-1-3, randomly seeded)"
+    };
+    runtime.insert("hasher".into(), json!(hasher));
     Ok(Outcome {
         checksum,
         window,
         latency: shared.slots.summary(),
         tokio_workers,
         metrics,
+        runtime,
         ..Outcome::default()
     })
 }
@@ -249,7 +267,9 @@ async fn pool(shared: &Arc<Shared>, tasks: usize, workers: usize) -> Result<(u64
 mod tests {
     #[test]
     fn task_sum() {
-        assert_eq!(super::build_map(1), 0);
-        assert_eq!(super::build_map(1000), 1000 * 999 / 2);
+        use super::{RandomState, build_map};
+        assert_eq!(build_map::<RandomState>(1), 0);
+        assert_eq!(build_map::<RandomState>(1000), 1000 * 999 / 2);
+        assert_eq!(build_map::<foldhash::fast::RandomState>(1000), 1000 * 999 / 2);
     }
 }

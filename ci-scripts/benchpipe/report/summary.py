@@ -105,7 +105,8 @@ def rows(doc: dict, cat=None) -> list[Row]:
             continue
         sc = cat.scenarios.get(r.scenario)
         r.pair = (sc.go_counterpart(r.variant) if sc else None) or ""
-        refs = [g for g in out if g.lang == "go" and g.scenario == r.scenario and g.params == r.params
+        shared = sc.shared_params(r.key["params"]) if sc else r.key["params"]
+        refs = [g for g in out if g.lang == "go" and g.scenario == r.scenario and g.key["params"] == shared
                 and g.label == r.label and g.variant == r.pair and g.time_med is not None]
         if refs:
             ref = refs[0]
