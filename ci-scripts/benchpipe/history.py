@@ -249,6 +249,9 @@ def entry_records(doc: dict, run: str) -> list[dict]:
             e["metrics"] = figures
         if b.get("reason"):
             e["warning"] = b["reason"][:500]
+        facts = measures.settings(b)
+        if facts:
+            e["settings"] = facts
         mem = measures.memory_bytes(b)
         e["memory_bytes"] = summarize(mem) if mem else summarize([0])
         cpu = {}

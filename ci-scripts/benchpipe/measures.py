@@ -107,6 +107,33 @@ def figure_text(figures: dict) -> str:
     return ""
 
 
+# The facts of a record that explain its numbers, shown beside them on the site and in
+# the history: how the allocator is set up, which hasher, which SQLite and how it is
+# opened, which driver and server.
+SETTINGS = ("allocator", "mimalloc_version", "mimalloc_options", "hasher", "sqlite_version", "threading_mode",
+            "foreign_keys", "checkout", "driver", "server_version")
+
+
+def settings(bench: dict) -> dict[str, str]:
+    """SETTINGS of the benchmark's first record, as text ("defaults" for a mimalloc run
+    without MIMALLOC_* options)."""
+    recs = bench.get("records") or [{}]
+    rt = recs[0].get("runtime") or {}
+    out = {}
+    for name in SETTINGS:
+        v = rt.get(name)
+        if name == "mimalloc_options" and "mimalloc_version" in rt:
+            v = " ".join(f"{k}={x}" for k, x in sorted((v or {}).items())) or "defaults"
+        if v is None or isinstance(v, (dict, list)):
+            continue
+        out[name] = str(v)[:200]
+    return out
+
+
+def settings_text(figures: dict) -> str:
+    return " · ".join(f"{k.replace('_', ' ')}: {v}" for k, v in figures.items())
+
+
 def rate_warning(records: list[dict]) -> str | None:
     """The warning of an open-loop run whose spawner reached less than 95% of the offered
     rate (median over runs), else None."""

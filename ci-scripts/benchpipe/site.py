@@ -158,6 +158,7 @@ def scenario_data(model: trends.Model, sc_name: str, size_param: str) -> dict:
             "p50": (e.get("latency_us") or {}).get("p50"), "p99": (e.get("latency_us") or {}).get("p99"),
             "figure": measures.figure_text(e.get("metrics") or {}),
             "warning": e.get("warning", ""),
+            "settings": measures.settings_text(e.get("settings") or {}),
             "mem": [e["memory_bytes"]["median"], e["memory_bytes"]["ci_low"], e["memory_bytes"]["ci_high"]],
             "n": e["time_s"]["n"], "date": e["date"], "commit": e["commit"], "chart": f"charts/{chart}.svg",
         })

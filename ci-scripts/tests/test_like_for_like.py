@@ -321,3 +321,28 @@ def test_standard_grid_runs_the_seeds_five_workers_per_cpu_and_both_hashers():
     argv = five.argv("prog")
     assert argv[argv.index("--workers") + 1] == str(5 * (os.cpu_count() or 1))
     assert runner.resolve_params(five.params)["workers"] == 5 * (os.cpu_count() or 1)
+
+
+def test_settings_that_explain_a_number_reach_the_history_and_the_site(tmp_path):
+    """mimalloc's version and options (\"defaults\" when none are set), the hasher and
+    the SQLite settings travel from the records to the history entry and the site row."""
+    doc = _hasher_doc()
+    for b in doc["benchmarks"]:
+        for r in b["records"]:
+            r["runtime"].update({"hasher": "foldhash" if b["key"]["params"].get("hasher") == "foldhash" else "std",
+                                 "mimalloc_version": "3.3.2", "mimalloc_options": {}, "allocator": "mimalloc",
+                                 "sqlite_compile_options": ["X"] * 50})
+    assert measures.settings(doc["benchmarks"][2]) == {
+        "allocator": "mimalloc", "mimalloc_version": "3.3.2", "mimalloc_options": "defaults", "hasher": "foldhash"}
+    doc["benchmarks"][1]["records"][0]["runtime"]["mimalloc_options"] = {"MIMALLOC_ALLOW_THP": "0"}
+    assert measures.settings(doc["benchmarks"][1])["mimalloc_options"] == "MIMALLOC_ALLOW_THP=0"
+    root = tmp_path / "h"
+    history.add(root, [("r", doc)])
+    hist = history.load(root)
+    assert all(e["settings"]["mimalloc_version"] == "3.3.2" for e in hist.entries)
+    assert history.check(root) == []   # the schema takes the settings
+    model = trends.build(hist, catalogue.load(), detect=False)
+    rows = site.scenario_data(model, "hashmap", "tasks")["rows"]
+    assert any("hasher: foldhash" in r["settings"] and "mimalloc options: MIMALLOC_ALLOW_THP=0" not in r["settings"]
+               for r in rows)
+    assert any("mimalloc options: MIMALLOC_ALLOW_THP=0" in r["settings"] for r in rows)

@@ -90,7 +90,9 @@
       var tr = tag(document.createElement("tr"), {os: r.os, toolchain: r.toolchain, variant: r.variant, size: r.size, lang: r.lang});
       tr.className = r.lang;
       tr.appendChild(el("td", r.os));
-      tr.appendChild(el("td", r.build, "build " + r.build));
+      var b = el("td", r.build, "build " + r.build);
+      if (r.settings) { b.title = r.settings; b.appendChild(el("div", r.settings, "settings")); }
+      tr.appendChild(b);
       tr.appendChild(el("td", r.toolchain));
       tr.appendChild(el("td", r.variant));
       tr.appendChild(el("td", r.params));
