@@ -10,10 +10,10 @@ use crate::lcg::Lcg;
 use crate::window::Window;
 use crate::{Context, Ctx, Failure, Outcome, Result, join_failure, tokio_runtime};
 use serde_json::json;
+use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
-use std::io::Write;
 use tokio::io::AsyncWriteExt;
 
 pub const APPENDED: &[u8] = b"Appended string\n";

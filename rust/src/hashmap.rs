@@ -174,7 +174,6 @@ pub fn run(variant: &str, p: &Params) -> Result<Outcome> {
         tokio_workers,
         metrics,
         runtime,
-        ..Outcome::default()
     })
 }
 
@@ -270,6 +269,9 @@ mod tests {
         use super::{RandomState, build_map};
         assert_eq!(build_map::<RandomState>(1), 0);
         assert_eq!(build_map::<RandomState>(1000), 1000 * 999 / 2);
-        assert_eq!(build_map::<foldhash::fast::RandomState>(1000), 1000 * 999 / 2);
+        assert_eq!(
+            build_map::<foldhash::fast::RandomState>(1000),
+            1000 * 999 / 2
+        );
     }
 }

@@ -13,8 +13,8 @@ use crate::{Context, Failure, Outcome, Result};
 use serde_json::{Map, Value, json};
 use sqlx::pool::PoolConnection;
 use sqlx::{ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, Pool, Type};
-use std::sync::{Arc, Mutex};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use tokio::sync::Semaphore;
 

@@ -248,21 +248,25 @@ fn files_read_checksum() {
     let mut lcg = Lcg::new();
     let expected: u64 = (0..tasks).map(|_| file_size(lcg.next() % 20)).sum();
     for (bin, name) in BINARIES {
-        let dir = common::scratch(&format!("files-read-{name}"));
-        setup_files(bin, "files-read", &dir);
-        let r = record(
-            bin,
-            &[
-                "files-read",
-                "--tasks",
-                "100",
-                "--dir",
-                dir.to_str().unwrap(),
-            ],
-        );
-        assert_eq!(checksum(&r), expected);
-        assert_eq!(r["metrics"]["bytes_read"], expected);
-        assert!(r["runtime"]["open_permits"].as_u64().unwrap() >= 1);
+        for variant in ["tokio", "blocking"] {
+            let dir = common::scratch(&format!("files-read-{name}-{variant}"));
+            setup_files(bin, "files-read", &dir);
+            let r = record(
+                bin,
+                &[
+                    "files-read",
+                    "--variant",
+                    variant,
+                    "--tasks",
+                    "100",
+                    "--dir",
+                    dir.to_str().unwrap(),
+                ],
+            );
+            assert_eq!(checksum(&r), expected, "{variant}");
+            assert_eq!(r["metrics"]["bytes_read"], expected);
+            assert!(r["runtime"]["open_permits"].as_u64().unwrap() >= 1);
+        }
     }
 }
 
@@ -271,16 +275,26 @@ fn files_rw_checksum() {
     let mut lcg = Lcg::new();
     let appends = (0..100).filter(|_| lcg.next() % 20 % 2 == 0).count() as u64;
     for (bin, name) in BINARIES {
-        let dir = common::scratch(&format!("files-rw-{name}"));
-        setup_files(bin, "files-rw", &dir);
-        let r = record(
-            bin,
-            &["files-rw", "--tasks", "100", "--dir", dir.to_str().unwrap()],
-        );
-        assert_eq!(checksum(&r), 40_320 + 16 * appends);
-        assert_eq!(r["metrics"]["appends"], appends);
-        // setup starts afresh, whatever the last run left.
-        setup_files(bin, "files-rw", &dir);
+        for variant in ["tokio", "blocking"] {
+            let dir = common::scratch(&format!("files-rw-{name}-{variant}"));
+            setup_files(bin, "files-rw", &dir);
+            let r = record(
+                bin,
+                &[
+                    "files-rw",
+                    "--variant",
+                    variant,
+                    "--tasks",
+                    "100",
+                    "--dir",
+                    dir.to_str().unwrap(),
+                ],
+            );
+            assert_eq!(checksum(&r), 40_320 + 16 * appends, "{variant}");
+            assert_eq!(r["metrics"]["appends"], appends);
+            // setup starts afresh, whatever the last run left.
+            setup_files(bin, "files-rw", &dir);
+        }
     }
 }
 
@@ -291,7 +305,15 @@ fn files_without_setup_fail() {
         for scenario in ["files-read", "files-rw"] {
             let out = run(
                 bin,
-                &[scenario, "--tasks", "10", "--dir", dir.to_str().unwrap()],
+                &[
+                    scenario,
+                    "--variant",
+                    "blocking",
+                    "--tasks",
+                    "10",
+                    "--dir",
+                    dir.to_str().unwrap(),
+                ],
             );
             assert_eq!(out.code, 1, "{scenario}: {}", out.stderr);
             assert_eq!(out.stdout, "");
