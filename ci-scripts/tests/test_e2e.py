@@ -50,7 +50,9 @@ def test_smoke_run_succeeds(smoke_run, cat):
             if i and hf > hfs[i - 1]:
                 assert math.isclose(hf, mine, rel_tol=runner.MEM_TOLERANCE_REL,
                                     abs_tol=runner.MEM_TOLERANCE_ABS), b["id"]
-        assert "reason" not in b, b["reason"]
+        # The one warning a healthy smoke run may carry: at 20 ms of arrivals a busy
+        # 2-core machine can leave an open-loop spawner short of 95% (it is told, not hidden).
+        assert "reason" not in b or b["reason"].startswith("warning: open loop not held"), b["reason"]
     env = doc["env"]
     assert env["preset"] == "smoke" and env["cores"] >= 1 and env["hyperfine"].startswith("hyperfine 1.")
     assert set(env["toolchains"]) == {b["key"]["toolchain"] for b in doc["benchmarks"]}
