@@ -8,10 +8,9 @@ import (
 	"sync/atomic"
 )
 
-// sqrtSum stores sqrt(x) for x in 0..items in a fresh slice, as the seed does (the
-// memory traffic is part of the workload), then sums it in index order.
-func sqrtSum(items int) float64 {
-	v := make([]float64, items)
+// sqrtSum stores sqrt(x) for x in 0..len(v) in v, as the seed does (the memory
+// traffic is part of the workload), then sums it in index order.
+func sqrtSum(v []float64) float64 {
 	for x := range v {
 		v[x] = math.Sqrt(float64(x))
 	}
@@ -29,10 +28,15 @@ func runCPU(variant string, p params) (*result, error) {
 	tasks, items, threads := p.int("tasks"), p.int("items"), p.int("threads")
 	runtime.GOMAXPROCS(threads)
 
-	// One goroutine per task, but a task takes one of `threads` permits before it
-	// allocates, so at most `threads` vectors are live at once, as with Rust's tasks,
-	// which never yield. Without it Go would hold every task's vector together.
-	sem := newSemaphore(threads)
+	// One goroutine per task, but a task takes one of `threads` buffers before it
+	// works, so at most `threads` tasks run at once, as with Rust's tasks, which never
+	// yield. Each buffer is allocated once, by its first task, and reused: a fresh
+	// 80 MB vector per task (full size) would measure the allocator and the kernel's
+	// page faults, not the computation (Rust does the same, one buffer per worker).
+	buffers := make(chan []float64, threads)
+	for range threads {
+		buffers <- nil
+	}
 	lat := newLatencies(tasks)
 	var total atomic.Uint64
 	var wg sync.WaitGroup
@@ -42,11 +46,14 @@ func runCPU(variant string, p params) (*result, error) {
 	for t := range tasks {
 		wg.Go(func() {
 			defer exitOnPanic()
-			sem.acquire()
-			defer sem.release()
+			buf := <-buffers
+			defer func() { buffers <- buf }()
 			// Service starts with the work, as a Rust task's first poll does.
 			started := now()
-			total.Add(uint64(math.Floor(sqrtSum(items))))
+			if buf == nil {
+				buf = make([]float64, items)
+			}
+			total.Add(uint64(math.Floor(sqrtSum(buf))))
 			lat.record(t, start, started, now())
 		})
 	}
