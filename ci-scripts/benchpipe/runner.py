@@ -33,6 +33,7 @@ them fail (nobody can tell which side is wrong)."""
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import tempfile
 from collections import Counter, defaultdict
@@ -104,7 +105,25 @@ def resolve_params(params: dict) -> dict:
     return {k: resolve_cpus(v) for k, v in params.items()}
 
 
+def fresh_copies(builds: list[Built], workroot: Path) -> list[Built]:
+    """Every program copied the same way into this run's work folder, and run from there.
+
+    Peak memory counts the program's file pages that are mapped, and how many the kernel
+    maps at each fault depends on how the file sits in the page cache: the same bytes
+    written by `go build` and by a copy started at 8.0 and at 6.7 MB. Fresh copies
+    written alike give byte-identical programs the same figure (issue: A/A memory flags
+    between two builds of one commit)."""
+    out = []
+    for i, b in enumerate(builds):
+        dest = workroot / "bin" / str(i) / Path(b.path).name
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(b.path, dest)
+        out.append(dataclasses.replace(b, path=str(dest)))
+    return out
+
+
 def make_jobs(specs: list[BenchSpec], builds: list[Built], workroot: Path, ab: bool) -> list[Job]:
+    builds = fresh_copies(builds, workroot)
     jobs = []
     for spec in specs:
         for built in (b for b in builds if b.build == spec.build.name):
