@@ -56,8 +56,11 @@ class Settings:
             "alpha": self.alpha,
             "threshold": {"time": self.threshold, "cpu": self.threshold, "memory": self.memory_threshold},
             "confidence": self.confidence, "seed": self.seed,
-            "test": "Mann-Whitney U, two-sided (scipy.stats.mannwhitneyu)",
-            "interval": f"percentile bootstrap of the ratio of medians, {stats.BOOTSTRAP_RESAMPLES} resamples",
+            "test": "sides of one run (interleaved pairs): Wilcoxon signed-rank on the within-pair log ratios "
+                    "(scipy.stats.wilcoxon); sides of two runs: Mann-Whitney U (scipy.stats.mannwhitneyu); "
+                    "two-sided, each metric and benchmark at alpha (no correction across them yet)",
+            "interval": f"percentile bootstrap, {stats.BOOTSTRAP_RESAMPLES} resamples: of the geometric mean of "
+                        "the within-pair ratios (paired), of the ratio of medians (unpaired)",
         }
 
 
@@ -246,7 +249,8 @@ def _explicit(benches, sides, base, head):
 # ---------------------------------------------------------------- comparing
 
 def compare_bench(pid: str, base_name: str, head_name: str, b: dict | None, h: dict | None,
-                  settings: Settings) -> BenchComparison:
+                  settings: Settings, paired: bool = False) -> BenchComparison:
+    """paired: run i of each side was taken beside the other's run i (one A/B run)."""
     key = (h or b)["key"]
     if b is None or h is None:
         where = base_name if b is None else head_name
@@ -261,9 +265,9 @@ def compare_bench(pid: str, base_name: str, head_name: str, b: dict | None, h: d
         xs, ys = metric_samples(b, metric), metric_samples(h, metric)
         if not xs and not ys:
             continue  # e.g. a platform without memory figures
-        metrics[metric] = stats.compare_samples(
-            xs, ys, alpha=settings.alpha, threshold=settings.threshold_for(metric),
-            confidence=settings.confidence, seed=settings.seed)
+        test = stats.compare_paired if paired and len(xs) == len(ys) else stats.compare_samples
+        metrics[metric] = test(xs, ys, alpha=settings.alpha, threshold=settings.threshold_for(metric),
+                               confidence=settings.confidence, seed=settings.seed)
     verdicts = [c.verdict for c in metrics.values()] or [stats.TOO_FEW]
     overall = min(verdicts, key=lambda v: SEVERITY[v])
     if stats.TOO_FEW in verdicts and overall == stats.NO_CHANGE:
@@ -284,7 +288,9 @@ def compare_docs(docs: list, names: list, settings: Settings | None = None, base
     for base_name, head_name, bs, hs, ident in groups:
         bi, hi = _index(bs, getattr(ident, "base", ident)), _index(hs, ident)
         for pid in sorted(set(bi) | set(hi)):
-            out.append(compare_bench(pid, base_name, head_name, bi.get(pid), hi.get(pid), settings))
+            # One run's sides ran interleaved, round by round (runner.run_group): paired.
+            out.append(compare_bench(pid, base_name, head_name, bi.get(pid), hi.get(pid), settings,
+                                     paired=mode in ("labels", "toolchains")))
     out.sort(key=lambda c: (SEVERITY[c.verdict], c.id, toolchain_order(c.head)))
     return Report(mode, list(names), settings, out, calibration, docs[-1].get("env"), head_scale)
 

@@ -38,6 +38,18 @@ threshold is free to be small; detection then depends on runs and noise. Simulat
 (calibration.py, `bench calibrate`) replaces the threshold by the smallest one at which
 this runner's own A/A comparisons stay under 1 % false alarms (never below 2 %).
 Peak memory is steadier than time, but allocators round up: 3 %.
+
+Paired comparison (`compare_paired`): when base and head ran in adjacent pairs on one
+machine (an A/B run or two toolchains of one run: the runner alternates the sides round
+by round, B H then H B), run i of base and run i of head share the machine's state of
+that moment. The test is then on the within-pair log ratios log(head_i / base_i):
+Wilcoxon signed-rank, two-sided (scipy.stats.wilcoxon; exact for small n), which
+cancels a drift that the unpaired rank test must absorb as noise. Effect: the geometric
+mean of the within-pair ratios, with a percentile bootstrap interval (scipy.stats.
+bootstrap over the pairs). The smallest two-sided p-value is 2 / 2^n: 8 pairs are needed
+for alpha = 0.01; with fewer, the unpaired test is used (5+5 runs can reach 0.01 there). Each verdict also states the resolution reached: the interval's
+largest distance from the ratio, the change this comparison could still not tell from
+noise ("could see changes of X% or more").
 """
 
 from __future__ import annotations
@@ -79,6 +91,8 @@ class SampleComparison:
     p_value: float | None
     verdict: str
     note: str = ""
+    paired: bool = False
+    resolution: float | None = None   # the change (fraction) this comparison could see
 
     @property
     def flagged(self) -> bool:
@@ -129,6 +143,76 @@ def _median(x: np.ndarray) -> float | None:
     return float(np.median(x)) if len(x) else None
 
 
+def resolution(ratio: float | None, lo: float | None, hi: float | None, threshold: float) -> float | None:
+    """The smallest change (fraction) a comparison could see: the practical threshold, or
+    the interval's reach beyond the ratio when that is wider."""
+    if ratio is None or lo is None or hi is None or ratio <= 0 or lo <= 0:
+        return None
+    return max(threshold, hi / ratio - 1.0, ratio / lo - 1.0)
+
+
+def _verdict(common: dict, p: float, floor: float, runs: str, alpha: float, threshold: float) -> SampleComparison:
+    ratio = common["ratio"]
+    common = {**common, "resolution": resolution(ratio, common.get("ci_low"), common.get("ci_high"), threshold)}
+    if floor >= alpha:
+        return SampleComparison(**common, verdict=TOO_FEW,
+                                note=f"not enough runs for a verdict: {runs} cannot reach p < {alpha:g} "
+                                     f"(smallest possible p = {floor:.3g})")
+    if p < alpha and ratio >= 1.0 + threshold:
+        return SampleComparison(**common, verdict=REGRESSION)
+    if p < alpha and ratio <= 1.0 / (1.0 + threshold):
+        return SampleComparison(**common, verdict=IMPROVEMENT)
+    note = f"significant but within {threshold:.1%}" if p < alpha else ""
+    return SampleComparison(**common, verdict=NO_CHANGE, note=note)
+
+
+def min_paired_p(n: int) -> float:
+    """The smallest two-sided p-value of the signed-rank test on n pairs."""
+    return min(1.0, 2.0 / 2 ** n)
+
+
+def _geomean_ratio(d, axis=-1):
+    return np.exp(np.mean(d, axis=axis))
+
+
+def compare_paired(base, head, *, alpha: float = DEFAULT_ALPHA, threshold: float = DEFAULT_THRESHOLD,
+                   confidence: float = CONFIDENCE, seed: int = SEED) -> SampleComparison:
+    """Compare samples taken in adjacent pairs (base[i] beside head[i]); see the module
+    docstring. Falls back to compare_samples when the sides differ in length or a
+    value is not positive."""
+    b = np.asarray(list(base), dtype=float)
+    h = np.asarray(list(head), dtype=float)
+    if len(b) != len(h) or not (np.all(b > 0) and np.all(h > 0)) or min_paired_p(len(b)) >= alpha:
+        # Unequal sides, a zero, or too few pairs for the signed-rank test to reach alpha
+        # (5+5 runs can still reach it unpaired): the unpaired test.
+        return compare_samples(b, h, alpha=alpha, threshold=threshold, confidence=confidence, seed=seed)
+    if not (np.all(np.isfinite(b)) and np.all(np.isfinite(h))):
+        raise ValueError("samples must be finite numbers")
+    n = len(b)
+    common = dict(n_base=n, n_head=n, median_base=_median(b), median_head=_median(h), paired=True)
+    if n < MIN_SAMPLES:
+        return SampleComparison(**common, ratio=None, ci_low=None, ci_high=None, p_value=None, verdict=TOO_FEW,
+                                note=f"not enough runs for a verdict: needs at least {MIN_SAMPLES} pairs")
+    d = np.log(h / b)
+    ratio = float(_geomean_ratio(d))
+    if np.all(d == 0):
+        return SampleComparison(**common, ratio=1.0, ci_low=1.0, ci_high=1.0, p_value=1.0, verdict=NO_CHANGE,
+                                note="identical samples", resolution=threshold)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        p = float(sps.wilcoxon(d, alternative="two-sided", zero_method="zsplit").pvalue)
+        if np.all(d == d[0]):
+            lo = hi = ratio
+        else:
+            res = sps.bootstrap((d,), _geomean_ratio, vectorized=True, n_resamples=BOOTSTRAP_RESAMPLES,
+                                confidence_level=confidence, method="percentile",
+                                rng=np.random.default_rng(seed))
+            lo, hi = float(res.confidence_interval.low), float(res.confidence_interval.high)
+    p = 1.0 if not math.isfinite(p) else min(1.0, p)
+    common.update(ratio=ratio, ci_low=lo, ci_high=hi, p_value=p)
+    return _verdict(common, p, min_paired_p(n), f"{n} pairs", alpha, threshold)
+
+
 def compare_samples(base, head, *, alpha: float = DEFAULT_ALPHA, threshold: float = DEFAULT_THRESHOLD,
                     confidence: float = CONFIDENCE, seed: int = SEED) -> SampleComparison:
     """Compare raw samples of one metric (smaller is better). See the module docstring."""
@@ -144,7 +228,7 @@ def compare_samples(base, head, *, alpha: float = DEFAULT_ALPHA, threshold: floa
 
     if len(b) < MIN_SAMPLES or len(h) < MIN_SAMPLES:
         return SampleComparison(**common, ci_low=None, ci_high=None, p_value=None, verdict=TOO_FEW,
-                                note=f"needs at least {MIN_SAMPLES} runs per side")
+                                note=f"not enough runs for a verdict: needs at least {MIN_SAMPLES} runs per side")
 
     # Zero variance on both sides and the same value: nothing changed, nothing to test.
     if np.all(b == b[0]) and np.all(h == b[0]):
@@ -158,14 +242,4 @@ def compare_samples(base, head, *, alpha: float = DEFAULT_ALPHA, threshold: floa
         lo = hi = None  # a zero base median has no ratio interval
     common.update(ci_low=lo, ci_high=hi, p_value=p)
 
-    floor = min_p_value(len(b), len(h))
-    if floor >= alpha:
-        return SampleComparison(**common, verdict=TOO_FEW,
-                                note=f"{len(b)}+{len(h)} runs cannot reach p < {alpha:g} "
-                                     f"(smallest possible p = {floor:.3g})")
-    if p < alpha and ratio >= 1.0 + threshold:
-        return SampleComparison(**common, verdict=REGRESSION)
-    if p < alpha and ratio <= 1.0 / (1.0 + threshold):
-        return SampleComparison(**common, verdict=IMPROVEMENT)
-    note = f"significant but within {threshold:.1%}" if p < alpha else ""
-    return SampleComparison(**common, verdict=NO_CHANGE, note=note)
+    return _verdict(common, p, min_p_value(len(b), len(h)), f"{len(b)}+{len(h)} runs", alpha, threshold)

@@ -135,3 +135,49 @@ def test_interval_covers_the_true_ratio_most_of_the_time():
         c = stats.compare_samples(lognormal(rng, 1.0, 0.02, 15), lognormal(rng, 1.05, 0.02, 15))
         covered += c.ci_low <= 1.05 <= c.ci_high
     assert covered >= 48  # nominal 95 %; percentile bootstrap of medians is a little narrow at n=15
+
+
+def _drifted_ab(rng, shift, n=10, drift=0.10, cv=0.005):
+    """n rounds of one base and one head run, alternating B H / H B, on a machine that
+    slows down linearly by `drift` over the whole run; head is `shift` slower."""
+    base, head = [], []
+    for r in range(n):
+        tb, th = (2 * r, 2 * r + 1) if r % 2 == 0 else (2 * r + 1, 2 * r)
+        level = lambda t: 1.0 + drift * t / (2 * n - 1)  # noqa: E731
+        base.append(level(tb) * rng.lognormal(0, cv))
+        head.append((1 + shift) * level(th) * rng.lognormal(0, cv))
+    return base, head
+
+
+def test_pairing_sees_a_2_percent_shift_under_drift_that_pooling_misses():
+    rng = np.random.default_rng(11)
+    paired = unpaired = 0
+    trials = 100
+    for _ in range(trials):
+        b, h = _drifted_ab(rng, 0.02)
+        paired += stats.compare_paired(b, h, threshold=0.01).verdict == stats.REGRESSION
+        unpaired += stats.compare_samples(b, h, threshold=0.01).verdict == stats.REGRESSION
+    assert paired >= 0.9 * trials, paired
+    assert unpaired <= 0.2 * trials, unpaired
+
+
+def test_paired_a_a_under_drift_flags_at_most_alpha():
+    rng = np.random.default_rng(12)
+    trials = 600
+    flagged = sum(stats.compare_paired(*_drifted_ab(rng, 0.0), threshold=0.0).flagged for _ in range(trials))
+    # alpha = 0.01 with no practical threshold at all: at most 1%, give or take the
+    # binomial spread of 600 trials (mean 6, 99.9% below 16)
+    assert flagged <= 16, flagged
+
+
+def test_paired_says_when_there_are_not_enough_pairs_and_what_it_could_see():
+    c = stats.compare_paired([1.0, 1.01, 0.99], [1.1, 1.12, 1.09])
+    assert c.verdict == stats.TOO_FEW and c.note.startswith("not enough runs for a verdict")
+    # 5 pairs cannot reach p < 0.01 signed-rank; the unpaired test can (5+5 runs)
+    c = stats.compare_paired([1.0, 1.01, 0.99, 1.0, 1.02], [1.1, 1.12, 1.09, 1.1, 1.13])
+    assert not c.paired and c.verdict == stats.REGRESSION
+    c = stats.compare_paired([1.0, 1.01, 0.99, 1.0, 1.02] * 2, [1.1, 1.12, 1.09, 1.1, 1.13] * 2)
+    assert c.paired and c.verdict == stats.REGRESSION and c.ratio == pytest.approx(1.1, rel=0.01)
+    rng = np.random.default_rng(13)
+    c = stats.compare_paired(*_drifted_ab(rng, 0.0, n=20))
+    assert c.verdict == stats.NO_CHANGE and c.resolution is not None and 0.02 <= c.resolution < 0.05

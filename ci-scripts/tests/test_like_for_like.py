@@ -346,3 +346,24 @@ def test_settings_that_explain_a_number_reach_the_history_and_the_site(tmp_path)
     assert any("hasher: foldhash" in r["settings"] and "mimalloc options: MIMALLOC_ALLOW_THP=0" not in r["settings"]
                for r in rows)
     assert any("mimalloc options: MIMALLOC_ALLOW_THP=0" in r["settings"] for r in rows)
+
+
+def test_programs_run_from_fresh_copies_in_the_work_folder(tmp_path):
+    """Memory counts mapped file pages, which depend on how the file sits in the page
+    cache: every program of a run is copied alike and run from the copy."""
+    import os
+    from benchpipe.toolchains import Built
+    exe = tmp_path / "gobench"
+    exe.write_bytes(b"#!/bin/sh\necho hi\n")
+    exe.chmod(0o755)
+    built = Built("go", "go", "gobench", "go1.26.8", "local", "go version", str(exe), "head", "c" * 40)
+    cat = catalogue.load()
+    work = tmp_path / "work"
+    jobs = runner.make_jobs(cat.benchmarks("smoke", scenarios=["files-read"], builds=["go"]), [built], work, False)
+    assert jobs
+    for j in jobs:
+        prog = j.command[0]
+        assert prog != str(exe) and prog.startswith(str(work)) and os.access(prog, os.X_OK)
+        assert open(prog, "rb").read() == exe.read_bytes()
+        assert j.prepare[0] == prog          # setup runs the same copy
+        assert j.built.path == prog

@@ -112,16 +112,24 @@ def render(report: Report) -> str:
                 m = c.metrics.get(metric)
                 row += [fmt_ratio(m.ratio) if m else "–", fmt_p(m.p_value) if m else "–"]
             notes = "; ".join(escape(m.note) for m in c.metrics.values() if m.note)
-            row += [escape(c.verdict) + (f" ({notes})" if notes else ""), ]
+            t = c.metrics.get("time")
+            row += [f"±{_pct(t.resolution)}" if t and t.resolution is not None else "–",
+                    escape(c.verdict) + (f" ({notes})" if notes else "")]
             rows.append(row)
-        header = ["benchmark"] + [h for m in METRICS for h in (f"{m} ratio", "p")] + ["verdict"]
-        out += [table(header, rows, ["l"] + ["r"] * (2 * len(METRICS)) + ["l"]), "", "</details>", ""]
+        header = (["benchmark"] + [h for m in METRICS for h in (f"{m} ratio", "p")]
+                  + ["time: could see", "verdict"])
+        out += [table(header, rows, ["l"] + ["r"] * (2 * len(METRICS) + 1) + ["l"]), "", "</details>", ""]
 
     out += ["### How to read this", ""]
     out.append(
-        f"Each benchmark ran several times on each side on the same machine. *Ratio* is the median of head "
-        f"divided by the median of base (above 1: head is slower or uses more memory), with a "
-        f"{s.confidence:.0%} bootstrap interval. *p* is the two-sided Mann-Whitney U test on the raw runs. "
+        f"Each benchmark ran several times on each side on the same machine. When the sides ran in one run, "
+        f"they ran in adjacent pairs (base, head, then head, base, ...), and the test is on the pairs: *ratio* "
+        f"is the geometric mean of the within-pair ratios head / base (above 1: head is slower or uses more "
+        f"memory), with a {s.confidence:.0%} bootstrap interval, and *p* is the two-sided Wilcoxon signed-rank "
+        f"test on them, which cancels the machine's drift (8 pairs are needed for p < 0.01). Sides from two "
+        f"runs are compared unpaired: ratio of medians, Mann-Whitney U. Each metric of each benchmark is tested "
+        f"at this p, with no correction across them. *Could see*: the smallest change in the timed window "
+        f"that comparison could tell from noise (the threshold, or its interval's reach when wider). "
         f"A benchmark is **flagged** only when p < {s.alpha:g} **and** the ratio is beyond the practical "
         f"threshold: ±{_pct(s.threshold)} for the program's own timed window (*time*: setup and start-up "
         f"excluded) and the CPU time inside it (*cpu*, user + system, which other processes on a shared runner "
