@@ -1,10 +1,13 @@
 """Calibration: what this machine can detect. For each benchmark family, repeated
 rounds of A against A (the same build and workload: every flag is a false alarm) and A
 against B (the same scenario with its size parameter scaled by `factor`: every miss is a
-missed regression), run interleaved (A, A', B, rotating), and judged by the same
-verdict logic as `compare` (stats.compare_samples). The result, calibration.json, states
-the false-alarm rate, the detection rate at that factor and the noise of the runner;
-`compare` quotes it and takes its recommended thresholds as defaults.
+missed regression). One engine: the three sides are measured exactly as `bench run`
+measures an A/B run (runner.run_group: interleaved rounds, fresh program copies, the
+programs' own records) and judged exactly as `bench compare` judges it
+(compare.compare_bench, paired, on the timed window, the CPU time inside it and peak
+memory). The result, calibration.json, states the false-alarm rate, the detection rate
+at that factor and the noise of the runner; `compare` quotes it and takes its
+recommended thresholds as defaults.
 
 `scale_specs(specs, factor)` is also what `bench run --scale F` uses to make a heavier
 (or lighter) workload: it multiplies each scenario's `size` parameter (catalogue
@@ -28,9 +31,8 @@ from pathlib import Path
 
 import numpy as np
 
-from benchpipe import stats
+from benchpipe import envinfo, stats
 from benchpipe.catalogue import BenchSpec
-from benchpipe.hyperfine import command_string
 from benchpipe.errors import BenchError
 from benchpipe.results import family_id, format_params
 
@@ -88,81 +90,41 @@ def effective_factor(spec: BenchSpec, scaled: BenchSpec) -> float:
     return scaled.params[name] / spec.params[name]
 
 
-# ---------------------------------------------------------------- measuring
-
-@dataclass
-class Samples:
-    wall_s: list
-    peak_rss_bytes: list
-    cpu_s: list = dataclasses.field(default_factory=list)   # user + system
-
-
-def _hyperfine_round(hyperfine: str, commands: list[list[str]], prepare: str | None, cwd: Path,
-                     timeout: float) -> list[tuple[float, int, float]]:
-    """One run of each command, in the given order (-N: no shell). Returns (wall, peak rss, cpu)."""
-    out = cwd / "round.json"
-    argv = [hyperfine, "-N", "--runs", "1", "--style", "none", "--export-json", str(out)]
-    if prepare:
-        argv += ["--prepare", prepare]
-    argv += [command_string(c) for c in commands]
-    try:
-        proc = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        raise BenchError(f"hyperfine took longer than {timeout:.0f} s: {' '.join(commands[0])}") from None
-    if proc.returncode != 0:
-        tail = " ".join((proc.stderr or proc.stdout).strip().splitlines()[-2:])
-        raise BenchError(f"hyperfine failed ({proc.returncode}): {tail}")
-    res = json.loads(out.read_text(encoding="utf-8"))["results"]
-    return [(float(r["times"][0]), int((r.get("memory_usage_byte") or [0])[0]), float(r["user"]) + float(r["system"]))
-            for r in res]
-
-
-def measure_interleaved(hyperfine: str, a: list[str], b: list[str], runs: int, prepare: str | None,
-                        cwd: Path, timeout: float) -> tuple[Samples, Samples, Samples]:
-    """`runs` runs each of A, A' (A again) and B, interleaved: the order rotates every round
-    so no side always runs first or after the same neighbour."""
-    sides = {"a": Samples([], [], []), "a2": Samples([], [], []), "b": Samples([], [], [])}
-    names = ["a", "a2", "b"]
-    for r in range(runs):
-        order = names[r % 3:] + names[:r % 3]
-        cmds = [b if n == "b" else a for n in order]
-        for n, (wall, rss, cpu) in zip(order, _hyperfine_round(hyperfine, cmds, prepare, cwd, timeout)):
-            sides[n].wall_s.append(wall)
-            sides[n].peak_rss_bytes.append(rss)
-            sides[n].cpu_s.append(cpu)
-    return sides["a"], sides["a2"], sides["b"]
-
-
 # ---------------------------------------------------------------- the calibration document
 
-def family_result(spec: BenchSpec, factor_eff: float, rounds: list[tuple[Samples, Samples, Samples]],
+def family_result(spec: BenchSpec, factor_eff: float, rounds: list[tuple[dict, dict, dict]],
                   alpha: float, threshold: float, seed: int = stats.SEED) -> dict:
-    """Judge each round with compare's verdict logic; A/A flags are false alarms, A/B
-    regressions are detections. Wall time is the headline ("aa", "ab"); CPU time
-    ("aa_cpu", "ab_cpu") and memory ("aa_memory": false alarms only) beside it."""
-    aa, ab, aa_mem, aa_cpu, ab_cpu = [], [], [], [], []
+    """Judge each round (A, A', B: results-file benchmarks) as `compare` does; A/A flags
+    are false alarms, A/B regressions are detections. The timed window is the headline
+    ("aa", "ab"); CPU time in the window ("aa_cpu", "ab_cpu") and memory ("aa_memory":
+    false alarms only) beside it."""
+    from benchpipe import compare
+    settings = compare.Settings(alpha=alpha, threshold=threshold, seed=seed)
+    got: dict[str, list] = {k: [] for k in ("aa", "ab", "aa_cpu", "ab_cpu", "aa_memory")}
     for a, a2, b in rounds:
-        aa.append(stats.compare_samples(a.wall_s, a2.wall_s, alpha=alpha, threshold=threshold, seed=seed))
-        ab.append(stats.compare_samples(a.wall_s, b.wall_s, alpha=alpha, threshold=threshold, seed=seed))
-        if a.cpu_s and a2.cpu_s and b.cpu_s:
-            aa_cpu.append(stats.compare_samples(a.cpu_s, a2.cpu_s, alpha=alpha, threshold=threshold, seed=seed))
-            ab_cpu.append(stats.compare_samples(a.cpu_s, b.cpu_s, alpha=alpha, threshold=threshold, seed=seed))
-        if any(a.peak_rss_bytes) and any(a2.peak_rss_bytes):
-            aa_mem.append(stats.compare_samples(a.peak_rss_bytes, a2.peak_rss_bytes, alpha=alpha,
-                                                threshold=threshold, seed=seed))
-    all_a = [x for a, a2, _ in rounds for x in a.wall_s + a2.wall_s]
-    med = statistics.median(all_a)
-    mad = statistics.median(abs(x - med) for x in all_a)
+        aa = compare.compare_bench("aa", "a", "a2", a, a2, settings, paired=True).metrics
+        ab = compare.compare_bench("ab", "a", "b", a, b, settings, paired=True).metrics
+        for name, metrics, metric in (("aa", aa, "time"), ("ab", ab, "time"), ("aa_cpu", aa, "cpu"),
+                                      ("ab_cpu", ab, "cpu"), ("aa_memory", aa, "memory")):
+            if metric in metrics:
+                got[name].append(metrics[metric])
+    windows = [x for a, a2, _ in rounds for x in compare.metric_samples(a, "time") + compare.metric_samples(a2, "time")]
+    walls = [x for a, a2, _ in rounds for x in a["samples"]["wall_s"] + a2["samples"]["wall_s"]]
+    med = statistics.median(windows) if windows else None
+    mad = statistics.median(abs(x - med) for x in windows) if windows else None
+    resolutions = [c.resolution for c in got["ab"] if c.resolution is not None]
     return {
         "id": family_id(spec_key(spec)), "scenario": spec.scenario.name, "variant": spec.variant,
         "build": spec.build.name, "lang": spec.build.lang, "params": spec.params,
         "size_param": spec.scenario.size, "effective_factor": factor_eff,
-        "median_wall_s": med, "robust_cv": 1.4826 * mad / med if med > 0 else None,
-        "aa": _rates(aa, flagged=lambda c: c.flagged),
-        "ab": _rates(ab, flagged=lambda c: c.verdict == stats.REGRESSION),
-        "aa_memory": _rates(aa_mem, flagged=lambda c: c.flagged) if aa_mem else None,
-        "aa_cpu": _rates(aa_cpu, flagged=lambda c: c.flagged) if aa_cpu else None,
-        "ab_cpu": _rates(ab_cpu, flagged=lambda c: c.verdict == stats.REGRESSION) if ab_cpu else None,
+        "median_window_s": med, "median_wall_s": statistics.median(walls) if walls else None,
+        "robust_cv": 1.4826 * mad / med if med else None,
+        "resolution": statistics.median(resolutions) if resolutions else None,
+        "aa": _rates(got["aa"], flagged=lambda c: c.flagged),
+        "ab": _rates(got["ab"], flagged=lambda c: c.verdict == stats.REGRESSION),
+        "aa_memory": _rates(got["aa_memory"], flagged=lambda c: c.flagged) if got["aa_memory"] else None,
+        "aa_cpu": _rates(got["aa_cpu"], flagged=lambda c: c.flagged) if got["aa_cpu"] else None,
+        "ab_cpu": _rates(got["ab_cpu"], flagged=lambda c: c.verdict == stats.REGRESSION) if got["ab_cpu"] else None,
     }
 
 
@@ -256,18 +218,8 @@ def summarise(families: list[dict], factor: float, alpha: float, threshold: floa
 
 
 def machine() -> dict:
-    return {"os": platform.system().lower(), "arch": platform.machine(), "cores": os.cpu_count(),
-            "cpu_model": _cpu_model(), "runner": os.environ.get("RUNNER_NAME") or platform.node()}
-
-
-def _cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
+    return {"os": envinfo.os_name(), "arch": platform.machine(), "cores": os.cpu_count(),
+            "cpu_model": envinfo.cpu_model(), "runner": os.environ.get("RUNNER_NAME") or platform.node()}
 
 
 def document(preset: str, runs: int, repeats: int, factor: float, alpha: float, threshold: float,

@@ -122,6 +122,12 @@ def fresh_copies(builds: list[Built], workroot: Path) -> list[Built]:
     return out
 
 
+def fresh_job(job: Job) -> Job:
+    """The same benchmark again, nothing measured yet (calibrate repeats a group)."""
+    return dataclasses.replace(job, status="pending", reason="", warnings=[], times=[], memory=[], records=[],
+                               used_s=0.0, rounds=0)
+
+
 def make_jobs(specs: list[BenchSpec], builds: list[Built], workroot: Path, ab: bool) -> list[Job]:
     builds = fresh_copies(builds, workroot)
     jobs = []

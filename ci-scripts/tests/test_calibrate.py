@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 
 from benchpipe import calibration, catalogue, cli, stats
-from benchpipe.calibration import Samples
 from benchpipe.errors import BenchError
 from compare_helpers import built_gobench, key
 
@@ -55,10 +54,20 @@ def test_scale_key(cat):
     assert calibration.scale_key(odd, 2, cat) == odd
 
 
-def _rounds(rng, factor, n_rounds=40, runs=5, sigma=0.01):
+def _bench(windows):
+    """A results-file benchmark whose records hold these timed windows."""
+    key = {"scenario": "cpu", "variant": "goroutines", "lang": "go", "build": "go", "toolchain": "go1.26.8",
+           "params": {"tasks": 16}}
+    return {"id": "x", "key": key, "status": "ok",
+            "samples": {"wall_s": [w + 0.01 for w in windows], "user_s": [w for w in windows],
+                        "sys_s": [0.0] * len(windows), "peak_rss_bytes": [10_000_000] * len(windows)},
+            "records": [{"elapsed_s": w, "window_cpu_s": {"user": w / 2, "sys": 0.0}, "peak_rss_bytes": 10_000_000,
+                         "cpu_user_s": w, "cpu_sys_s": 0.0} for w in windows]}
+
+
+def _rounds(rng, factor, n_rounds=40, runs=10, sigma=0.01):
     def draw(level):
-        wall = list(level * np.exp(rng.normal(0, sigma, runs)))
-        return Samples(wall, [10_000_000] * runs, [w / 2 for w in wall])
+        return _bench(list(level * np.exp(rng.normal(0, sigma, runs))))
     return [(draw(1.0), draw(1.0), draw(factor)) for _ in range(n_rounds)]
 
 
@@ -73,7 +82,9 @@ def test_family_result_counts_false_alarms_and_detections(cat):
     assert fam["aa_cpu"]["flagged"] == 0 and fam["ab_cpu"]["flagged"] == fam["ab"]["flagged"]
     undetectable = calibration.family_result(spec, 1.01, _rounds(rng, 1.01), alpha=0.01, threshold=0.03)
     assert undetectable["ab"]["flagged"] == 0   # below the practical threshold
-    doc = calibration.document("quick", 5, 40, 1.10, 0.01, 0.03, [fam, undetectable])
+    assert fam["median_window_s"] == pytest.approx(1.0, rel=0.01) and fam["resolution"] >= 0.03
+    assert fam["aa_memory"]["comparisons"] == 40 and fam["aa_memory"]["flagged"] == 0
+    doc = calibration.document("quick", 10, 40, 1.10, 0.01, 0.03, [fam, undetectable])
     s = doc["summary"]
     assert s["aa_comparisons"] == 80 and s["false_alarm_rate"] == 0
     assert s["detection_rate"] == pytest.approx((fam["ab"]["flagged"] + 0) / 80)
@@ -109,7 +120,7 @@ def test_calibrate_command_on_the_real_program(tmp_path, tmp_path_factory):
     (fam,) = doc["families"]
     assert fam["scenario"] == "cpu" and fam["effective_factor"] == 1.5
     assert fam["aa"]["comparisons"] == fam["ab"]["comparisons"] == 2
-    assert len(fam["aa"]["ratios"]) == 2 and fam["median_wall_s"] > 0
+    assert len(fam["aa"]["ratios"]) == 2 and fam["median_wall_s"] > fam["median_window_s"] > 0
     # 3+3 runs cannot reach p < 0.01: every comparison is "too few samples", never a flag
     assert fam["aa"]["flagged"] == 0 and fam["ab"]["flagged"] == 0
     assert json.loads(out.read_text())["summary"]["aa_comparisons"] == 2

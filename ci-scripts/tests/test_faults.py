@@ -145,3 +145,26 @@ def test_warmup_records_are_dropped(tmp_path):
     (b,) = results.load(out / "results.json")["benchmarks"]
     assert [r["metrics"]["seq"] for r in b["records"]] == [2, 3, 4]
     assert len(log.read_text().splitlines()) == 4
+
+
+def test_run_scale_multiplies_the_size_parameter_and_compare_pairs_it(tmp_path):
+    """`run --scale F`: every size parameter times F, recorded in env.scale; compare pairs
+    each benchmark of an unscaled run with its scaled counterpart."""
+    manifest = fake_manifest(tmp_path, builds=("go",))
+    plain, scaled = tmp_path / "plain", tmp_path / "scaled"
+    for out, extra in ((plain, []), (scaled, ["--scale", "2"])):
+        res = run_bench("run", "--preset", "smoke", "--manifest", manifest, "--out", out, "--scenario", "cpu",
+                        "--no-summary", *extra)
+        assert res.returncode == 0, res.stderr
+    a, b = results.load(plain / "results.json"), results.load(scaled / "results.json")
+    assert "scale" not in a["env"] and b["env"]["scale"] == 2
+    assert sorted(x["key"]["params"]["tasks"] for x in b["benchmarks"]) == \
+        sorted(2 * x["key"]["params"]["tasks"] for x in a["benchmarks"])
+    from benchpipe import compare
+    rep = compare.compare_docs([a, b], ["plain", "scaled"])
+    assert rep.head_scale == 2 and len(rep.comparisons) == len(a["benchmarks"])
+    assert all(c.verdict != compare.MISSING for c in rep.comparisons)
+    for bad in ("0", "-1", "nan"):
+        res = run_bench("run", "--preset", "smoke", "--manifest", manifest, "--out", tmp_path / f"x{bad}",
+                        "--scenario", "cpu", "--scale", bad)
+        assert res.returncode == 2 and "--scale" in res.stderr and len(res.stderr.strip().splitlines()) == 1

@@ -4,12 +4,14 @@ machine, per benchmark family and pooled; writes calibration.json for `compare`.
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import shutil
 import sys
 import time
 from pathlib import Path
 
-from benchpipe import ROOT, calibration, catalogue, stats, toolchains, tools
+from benchpipe import ROOT, calibration, catalogue, runner, stats, toolchains, tools
 from benchpipe.fsutil import atomic_write_json
 from benchpipe.commands.catalogue import add_filter_arguments, select
 from benchpipe.errors import BenchError, UsageError
@@ -74,15 +76,15 @@ def run(args) -> int:
     hyperfine = tools.require("hyperfine")
 
     print(f"calibrating {len(specs)} families x {args.repeats} repeats x {runs} runs x 3 sides "
-          f"(A, A, A scaled by {args.factor})", file=sys.stderr)
+          f"(A, A, A scaled by {args.factor}), measured as `bench run` measures an A/B run", file=sys.stderr)
     families = []
-    work = calibration.scratch_dir()
+    work = runner.new_workroot()
     try:
         for i, spec in enumerate(specs, 1):
-            families.append(_calibrate_family(spec, programs[spec.build.name].path, hyperfine, runs, args, work,
-                                              preset.timeout_s, f"[{i}/{len(specs)}]"))
+            families.append(_calibrate_family(spec, programs[spec.build.name], hyperfine, runs, args, preset,
+                                              work / f"{i:03d}", f"[{i}/{len(specs)}]"))
     finally:
-        calibration.remove_dir(work)
+        shutil.rmtree(work, ignore_errors=True)
     doc = calibration.document(args.preset, runs, args.repeats, args.factor, args.alpha, args.threshold, families)
     atomic_write_json(Path(args.out), doc)
     _print(doc)
@@ -90,21 +92,24 @@ def run(args) -> int:
     return 0
 
 
-def _calibrate_family(spec, program, hyperfine, runs, args, work: Path, timeout, tag) -> dict:
+def _calibrate_family(spec, built, hyperfine, runs, args, preset, work: Path, tag) -> dict:
+    """The family's three sides as jobs of `bench run` (A, A', B labelled a, a2, b), run
+    as one interleaved group per repeat, and judged as `bench compare` judges."""
     scaled = calibration.scale_spec(spec, args.factor)
     eff = calibration.effective_factor(spec, scaled)
-    extra = {p.name: str(work / str(p.default)) for p in spec.scenario.params.values() if p.type == "path"}
-    a, b = spec.argv(program, extra), scaled.argv(program, extra)
-    prepare = None
-    if spec.scenario.setup:
-        setup = [program, "setup", spec.scenario.name] + a[4:]
-        prepare = calibration.command_string(setup)
+    sides = [(spec, dataclasses.replace(built, label="a")), (spec, dataclasses.replace(built, label="a2")),
+             (scaled, dataclasses.replace(built, label="b"))]
+    templates = [runner.make_jobs([s], [b], work / b.label, ab=True)[0] for s, b in sides]
     name = calibration.describe_family(spec)
-    # one unmeasured round to warm caches and the page cache
-    calibration.measure_interleaved(hyperfine, a, b, 1, prepare, work, timeout)
+    env = dict(os.environ)
     rounds, t0 = [], time.monotonic()
     for r in range(args.repeats):
-        rounds.append(calibration.measure_interleaved(hyperfine, a, b, runs, prepare, work, timeout))
+        jobs = [runner.fresh_job(j) for j in templates]
+        runner.run_group(jobs, hyperfine, preset, runs, preset.timeout_s, env)
+        failed = [j for j in jobs if j.status != "ok"]
+        if failed:
+            raise BenchError(f"{name}: {failed[0].key.get('label')} side {failed[0].status}: {failed[0].reason}")
+        rounds.append(tuple(j.to_json() for j in jobs))
         if sys.stderr.isatty() or (r + 1) % 10 == 0 or r + 1 == args.repeats:
             print(f"{tag} {name}: {r + 1}/{args.repeats} repeats ({time.monotonic() - t0:.0f} s)", file=sys.stderr)
     return calibration.family_result(spec, eff, rounds, args.alpha, args.threshold)
@@ -116,14 +121,18 @@ def _print(doc: dict) -> None:
     from rich.table import Table
 
     t = Table(title=f"calibration: A/A and A vs A x{doc['factor']} ({doc['runs']} runs a side, alpha {doc['alpha']}, "
-                    f"threshold {doc['threshold']:.1%})")
-    for col in ("family", "size x", "median", "robust CV", "false alarms", "detected", "cpu: false alarms", "cpu: detected"):
+                    f"threshold {doc['threshold']:.1%}; timed window, paired)")
+    for col in ("family", "size x", "median window", "robust CV", "could see", "false alarms", "detected",
+                "cpu: false alarms", "cpu: detected", "memory: false alarms"):
         t.add_column(col, justify="left" if col == "family" else "right", overflow="fold")
     for f in doc["families"]:
-        t.add_row(escape(f["id"]), f"{f['effective_factor']:.3f}", f"{f['median_wall_s'] * 1e3:.1f} ms",
+        t.add_row(escape(f["id"]), f"{f['effective_factor']:.3f}",
+                  f"{f['median_window_s'] * 1e3:.1f} ms" if f.get("median_window_s") else "-",
                   f"{f['robust_cv']:.2%}" if f["robust_cv"] is not None else "-",
+                  f"±{f['resolution']:.1%}" if f.get("resolution") is not None else "-",
                   f"{f['aa']['flagged']}/{f['aa']['comparisons']}", f"{f['ab']['flagged']}/{f['ab']['comparisons']}",
-                  *(f"{f[k]['flagged']}/{f[k]['comparisons']}" if f.get(k) else "-" for k in ("aa_cpu", "ab_cpu")))
+                  *(f"{f[k]['flagged']}/{f[k]['comparisons']}" if f.get(k) else "-"
+                    for k in ("aa_cpu", "ab_cpu", "aa_memory")))
     con = Console()
     if not con.is_terminal:
         con = Console(width=max(con.width, 160))

@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from benchpipe import ROOT, catalogue, envinfo, fsutil, hyperfine, mysqlserver, results, runner, toolchains, tools
+from benchpipe import ROOT, calibration, catalogue, envinfo, fsutil, hyperfine, mysqlserver, results, runner, toolchains, tools
 from benchpipe.commands.catalogue import add_filter_arguments, select
 from benchpipe.errors import BenchError, UsageError
 from benchpipe.export import benchmark_action as action
@@ -37,6 +37,9 @@ def add_arguments(p):
     p.add_argument("--timeout", type=float, help="wall-clock limit per benchmark in seconds (default: the preset's)")
     p.add_argument("--out", help="output folder (default: results/<UTC timestamp>/)")
     p.add_argument("--no-summary", action="store_true", help="do not print the summary table at the end")
+    p.add_argument("--scale", type=float, default=1.0, metavar="F",
+                   help="multiply every scenario's size parameter by F (e.g. 1.05: a known 5%% heavier "
+                        "workload, to check what `compare` detects against an unscaled run)")
 
 
 def check_out_dir(out: Path) -> bool:
@@ -86,6 +89,10 @@ def run(args) -> int:
     specs = select(cat, args.preset, args)
     if not specs:
         raise UsageError("the filters select no benchmark")
+    if not (0 < args.scale <= 1000):
+        raise UsageError(f"--scale must be a number above 0 (and at most 1000), not {args.scale:g}")
+    if args.scale != 1:
+        specs = calibration.scale_specs(specs, args.scale)
     # Validate toolchain names before building anything.
     toolchains.parse_list(args.go, "go")
     toolchains.parse_list(args.rust, "rust")
@@ -141,6 +148,8 @@ def _run(args, cat, preset, specs, out: Path) -> int:
     tcs = {b.toolchain: b.version for b in built}
     env = envinfo.collect(preset=args.preset, source=Path(args.source), toolchains=tcs,
                           hyperfine_version=hf_version, labels=labels)
+    if args.scale != 1:
+        env["scale"] = args.scale
     doc = runner.document(env, jobs)
     results.write(out / "results.json", doc)
     fsutil.atomic_write_json(out / "benchmark-action.json", action.entries(doc))
