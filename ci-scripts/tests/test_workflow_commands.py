@@ -19,7 +19,7 @@ CI_SCRIPTS = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(CI_SCRIPTS))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from benchpipe import catalogue, history  # noqa: E402
+from benchpipe import catalogue, history, results  # noqa: E402
 from benchpipe.cli import main  # noqa: E402
 from benchpipe.commands import matrix as matrix_cmd  # noqa: E402
 from benchpipe.commands import pr_comment  # noqa: E402
@@ -352,3 +352,11 @@ def test_pr_comment_body_is_bounded(tmp_path, validated, monkeypatch):
     text = pr_comment.body(validated, {"head_sha": HEAD, "id": 1, "html_url": "u"})
     assert len(text) <= 2000 and text.startswith(pr_comment.MARKER) and "truncated" in text
 
+
+
+def test_pr_comment_names_the_preset_that_was_run(validated):
+    """The header named the quick preset whatever was run; it reads the results now."""
+    text = pr_comment.body(validated, {"head_sha": HEAD, "id": 1, "html_url": "u"})
+    presets = {results.load(p)["env"]["preset"] for p in validated.glob("*.json")}
+    (preset,) = presets
+    assert f"({preset} preset;" in text

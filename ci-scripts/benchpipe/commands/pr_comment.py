@@ -154,11 +154,12 @@ def body(results_dir: Path, run: dict) -> str:
     if not files:
         raise BenchError(f"{results_dir}: no results files")
     sha = str(run.get("head_sha", ""))[:12]
+    docs = [(path, results.load(path)) for path in files]  # validated again: this is still downloaded data
+    presets = ", ".join(sorted({d["env"]["preset"] for _, d in docs}))
     parts = [MARKER, "## Benchmarks: this pull request against its base", "",
              f"Head {md.code(sha)}, measured by [bench run {md.escape(run.get('id', ''))}]({run.get('html_url', '')}) "
-             "(quick preset; head and base built and run interleaved on the same runner).", ""]
-    for path in files:
-        doc = results.load(path)  # validated again: this is still downloaded data
+             f"({md.escape(presets)} preset; head and base built and run interleaved on the same runner).", ""]
+    for path, doc in docs:
         env = doc["env"]
         title = f"{env['os']}/{env['arch']}, {', '.join(sorted(env['toolchains']))}, {env['cores']} cores"
         parts += [f"<details open><summary><b>{md.escape(title)}</b></summary>", "", _compare_markdown(path).strip(), "",
