@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchpipe import envinfo, stats
+from benchpipe import envinfo, stats, strictjson
 from benchpipe.catalogue import BenchSpec
 from benchpipe.errors import BenchError
 from benchpipe.results import family_id, format_params
@@ -235,12 +235,12 @@ def document(preset: str, runs: int, repeats: int, factor: float, alpha: float, 
 def load(path) -> dict:
     """Read a calibration.json; one-line BenchError when it is not one."""
     path = Path(path)
+    if not path.is_file():
+        raise BenchError(f"{path}: no such calibration file")
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise BenchError(f"{path}: no such calibration file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise BenchError(f"{path}: not a calibration file: {err}") from None
+        doc = strictjson.read(path)
+    except BenchError as err:
+        raise BenchError(f"not a calibration file: {err}") from None
     if not isinstance(doc, dict) or doc.get("schema") != CALIBRATION_SCHEMA or not isinstance(doc.get("summary"), dict):
         raise BenchError(f"{path}: not a calibration file (schema must be {CALIBRATION_SCHEMA!r})")
     return doc

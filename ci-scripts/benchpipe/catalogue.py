@@ -21,6 +21,11 @@ PARAM_TYPES = ("int", "float", "enum", "path")
 _CPUS_RE = re.compile(r"^([1-9][0-9]?)?cpus$")
 
 
+def is_cpus(value) -> bool:
+    """"cpus" or "<k>cpus": a number of CPUs, resolved where the benchmark runs."""
+    return isinstance(value, str) and bool(_CPUS_RE.match(value))
+
+
 def resolve_cpus(value):
     """"cpus" -> the number of logical CPUs here, "5cpus" -> five times that; other
     values as they are."""
@@ -212,8 +217,7 @@ def _parse(raw: dict, path: Path) -> Catalogue:
                     raise ValueError(f"scenario {name}: preset {preset}: unknown parameter {pname!r}")
                 if not isinstance(values, list) or not values:
                     raise ValueError(f"scenario {name}: preset {preset}: {pname} must be a non-empty list")
-                if params[pname].type == "int" and not all(
-                        isinstance(v, int) or (isinstance(v, str) and _CPUS_RE.match(v)) for v in values):
+                if params[pname].type == "int" and not all(isinstance(v, int) or is_cpus(v) for v in values):
                     raise ValueError(f"scenario {name}: preset {preset}: {pname} takes whole numbers, "
                                      "\"cpus\" or \"<k>cpus\"")
             grids[preset] = {k: tuple(v) for k, v in grid.items()}

@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from benchpipe.history import primary_time
@@ -113,6 +114,19 @@ def size_charts(model: trends.Model, cat, datadir: Path, png_os: str | None = No
     return charts
 
 
+def _date_format(group) -> str:
+    """Dates on the x axis, with the time of day when the points span less than three
+    days (several runs a day would otherwise share one label)."""
+    dates = sorted(e["date"] for s in group for e in s.entries)
+    if not dates:
+        return "%Y-%m-%d"
+    try:
+        first, last = (datetime.fromisoformat(d.replace("Z", "+00:00")) for d in (dates[0], dates[-1]))
+    except ValueError:
+        return "%Y-%m-%d"
+    return "%m-%d %H:%M" if (last - first).days < 3 else "%Y-%m-%d"
+
+
 def trend_charts(model: trends.Model, datadir: Path) -> list[Chart]:
     fams: dict[str, list[trends.Series]] = {}
     for s in model.series.values():
@@ -160,11 +174,12 @@ def trend_charts(model: trends.Model, datadir: Path) -> list[Chart]:
 
         script = "\n".join([
             "set multiplot layout 2,1",
-            "set xdata time", "set timefmt '%Y-%m-%dT%H:%M:%SZ'", "set format x '%Y-%m-%d'", "set xtics rotate by -30",
+            "set xdata time", "set timefmt '%Y-%m-%dT%H:%M:%SZ'", f"set format x '{_date_format(group)}'",
+            "set xtics rotate by -30",
             "set key outside right top noenhanced", "set grid lc rgb '#dddddd'", "set yrange [0:*]",
             "set lmargin 12", "set rmargin 28",
             *arrows,
-            panel(2, "wall time (s)", f"{k0['scenario']} {k0['variant']} {k0['build']} on {group[0].os}: wall time"
+            panel(2, "timed window (s)", f"{k0['scenario']} {k0['variant']} {k0['build']} on {group[0].os}: timed window"
                   + (f"  [{pct}]" if pct else ""), True),
             "unset arrow",
             panel(5, "peak memory (MiB)", f"{format_params(k0['params'])}: peak memory (median, band: 95% CI)", False),

@@ -32,4 +32,5 @@ def atomic_write_text(path: Path, text: str) -> None:
 
 
 def atomic_write_json(path: Path, doc, indent: int | None = 1) -> None:
-    atomic_write_text(path, json.dumps(doc, indent=indent, sort_keys=False) + "\n")
+    # allow_nan=False: NaN and Infinity are not JSON; nothing here writes them
+    atomic_write_text(path, json.dumps(doc, indent=indent, sort_keys=False, allow_nan=False) + "\n")

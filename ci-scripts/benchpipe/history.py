@@ -37,17 +37,21 @@ from benchpipe import measures
 from benchpipe import results as results_mod
 from benchpipe import schema as schema_mod
 from benchpipe.errors import BenchError
+from benchpipe import strictjson
 from benchpipe.fsutil import atomic_write_text
 
 HISTORY_SCHEMA = "gorust-bench.history/1"
 RUNS_DIR = "runs"
 _MONTH_FILE = re.compile(r"^[0-9]{4}-[0-9]{2}\.json$")
+# One month of one scenario on one OS (or of run records): far below this.
+MAX_FILE_BYTES = 256 * 2**20
 
 
 # --------------------------------------------------------------------------- helpers
 
 def canonical(doc) -> str:
-    return json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    # allow_nan=False: NaN/Infinity are not JSON, and the history never holds them
+    return json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
 def digest_of(record: dict) -> str:
@@ -164,14 +168,7 @@ def file_problems(path: Path, doc, rel: str) -> list[str]:
 
 def read_file(path: Path, rel: str) -> dict:
     """Read and fully check one history file; any problem is one BenchError with the path."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        raise BenchError(f"{path}: cannot read: {err}") from None
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise BenchError(f"{path}: not JSON: {err.msg} at line {err.lineno} column {err.colno}") from None
+    doc = strictjson.read(path, max_bytes=MAX_FILE_BYTES)
     found = file_problems(path, doc, rel)
     if found:
         more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
@@ -311,7 +308,7 @@ def _write_appended(root: Path, rel: str, doc: dict, old_text: str | None) -> No
     text = serialise(doc)
     if old_text is not None:
         list_name = "runs" if kind == "runs" else "entries"
-        old_doc = json.loads(old_text)
+        old_doc = strictjson.loads(old_text, str(root / rel))
         if old_text != serialise(old_doc):
             # written by hand or by another tool: keep it verbatim, append by re-serialising
             # would reformat it, so refuse instead of rewriting old records.
@@ -408,12 +405,9 @@ def check(root) -> list[str]:
             problems.append(f"{path}: not a history file name (expected <YYYY-MM>.json)")
             continue
         try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as err:
-            problems.append(f"{path}: not JSON: {err.msg} at line {err.lineno} column {err.colno}")
-            continue
-        except (OSError, UnicodeDecodeError) as err:
-            problems.append(f"{path}: cannot read: {err}")
+            doc = strictjson.read(path, max_bytes=MAX_FILE_BYTES)
+        except BenchError as err:
+            problems.append(str(err))
             continue
         found = file_problems(path, doc, rel)
         problems.extend(f"{path}: {p}" for p in found)
@@ -427,8 +421,8 @@ def uncommitted(root) -> list[str]:
     runs, entry_runs = set(), {}
     for path, rel in history_files(root):
         try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            doc = strictjson.read(path, max_bytes=MAX_FILE_BYTES)
+        except BenchError:
             continue
         if not isinstance(doc, dict):
             continue
@@ -459,9 +453,9 @@ def load(root) -> History:
     entries: list[dict] = []
     for path, rel in history_files(root):
         try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-            raise BenchError(f"{path}: unreadable history file ({err}); run `bench history check`") from None
+            doc = strictjson.read(path, max_bytes=MAX_FILE_BYTES)
+        except BenchError as err:
+            raise BenchError(f"{err}; run `bench history check`") from None
         kind = doc.get("kind") if isinstance(doc, dict) else None
         if kind == "runs":
             for r in doc.get("runs", []):
@@ -486,10 +480,7 @@ def read_data_js(path: Path) -> dict:
     if not body.startswith(DATA_JS_PREFIX):
         raise BenchError(f"{path}: not a github-action-benchmark data.js (expected {DATA_JS_PREFIX.strip()!r})")
     body = body[len(DATA_JS_PREFIX):].rstrip().rstrip(";")
-    try:
-        data = json.loads(body)
-    except json.JSONDecodeError as err:
-        raise BenchError(f"{path}: data.js is not valid JSON after the prefix: {err.msg} at line {err.lineno}") from None
+    data = strictjson.loads(body, f"{path} (data.js after its prefix)")
     if not isinstance(data, dict) or not isinstance(data.get("entries"), dict):
         raise BenchError(f"{path}: data.js has no 'entries' object")
     return data

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from benchpipe import schema
+from benchpipe import schema, strictjson
 from benchpipe.errors import BenchError
 from benchpipe.fsutil import atomic_write_json
 
@@ -32,26 +32,49 @@ def family_id(key: dict) -> str:
 def load(path) -> dict:
     """Read and validate a results file; any problem is one BenchError naming the file."""
     path = Path(path)
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise BenchError(f"{path}: no such results file") from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise BenchError(f"{path}: cannot read: {err}") from None
-    except json.JSONDecodeError as err:
-        raise BenchError(f"{path}: not JSON: {err.msg} at line {err.lineno} column {err.colno}") from None
+    if not path.is_file():
+        raise BenchError(f"{path}: no such results file")
+    doc = strictjson.read(path)
     schema.validate(doc, "results", str(path))
     ids = [b["id"] for b in doc["benchmarks"]]
     dupes = sorted({i for i in ids if ids.count(i) > 1})
     if dupes:
         raise BenchError(f"{path}: benchmark id {dupes[0]!r} appears more than once")
+    from benchpipe import catalogue
+    cat = catalogue.load()
     for b in doc["benchmarks"]:
         if b["id"] != key_id(b["key"]):
             raise BenchError(f"{path}: benchmark id {b['id']!r} does not match its key")
+        problem = param_problem(b["key"], cat)
+        if problem:
+            raise BenchError(f"{path}: benchmark {b['id']!r}: {problem}")
     return doc
+
+
+def param_problem(key: dict, cat) -> str | None:
+    """What is wrong with a key's parameters by the catalogue's types (a text value for
+    a number, a value outside an enum's choices), or None. Scenarios the catalogue does
+    not know (older results) are left to the schema."""
+    from benchpipe import catalogue
+    sc = cat.scenarios.get(key["scenario"])
+    if sc is None:
+        return None
+    for name, value in key["params"].items():
+        p = sc.params.get(name)
+        if p is None:
+            return f"parameter {name!r} is not one of {key['scenario']}'s"
+        ok = {"int": (isinstance(value, int) and not isinstance(value, bool)) or catalogue.is_cpus(value),
+              "float": isinstance(value, (int, float)) and not isinstance(value, bool),
+              "enum": value in (p.choices or ()),
+              "path": isinstance(value, str)}[p.type]
+        if not ok:
+            return f"parameter {name} = {value!r} is not a {p.type}" + (
+                f" (one of {', '.join(p.choices)})" if p.choices else "")
+    return None
 
 
 def write(path, doc) -> None:
     """Validate, then write atomically: a bad document never reaches the disk."""
+    strictjson.check_numbers(doc, str(path))
     schema.validate(doc, "results", str(path))
     atomic_write_json(Path(path), doc)

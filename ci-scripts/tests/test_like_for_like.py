@@ -367,3 +367,15 @@ def test_programs_run_from_fresh_copies_in_the_work_folder(tmp_path):
         assert open(prog, "rb").read() == exe.read_bytes()
         assert j.prepare[0] == prog          # setup runs the same copy
         assert j.built.path == prog
+
+
+def test_trend_chart_dates_show_the_time_when_runs_share_a_day():
+    from benchpipe import charts
+
+    class S:
+        def __init__(self, dates):
+            self.entries = [{"date": d} for d in dates]
+    same_day = [S(["2026-11-01T01:00:00Z", "2026-11-01T05:00:00Z", "2026-11-02T09:00:00Z"])]
+    assert charts._date_format(same_day) == "%m-%d %H:%M"
+    assert charts._date_format([S(["2026-10-01T01:00:00Z", "2026-11-01T05:00:00Z"])]) == "%Y-%m-%d"
+    assert charts._date_format([S(["not a date", "x"])]) == "%Y-%m-%d"

@@ -1,0 +1,95 @@
+"""Reading JSON the pipeline did not write itself (results files, artifacts, the
+history, calibration files, program output) so that what is accepted can be used.
+
+Python's json module accepts NaN, Infinity and 1e999 (which becomes inf), and numbers
+no later stage can add up (1e308, or a 400-digit integer). None of them is JSON a
+benchmark can produce: they are rejected here, with one line, before a schema or a
+statistic sees them. Every file has a size limit, checked before it is read.
+
+The limits: floats finite and |x| <= 1e15 (a second, a byte count or a rate far above
+anything measured, far below overflow when summed); integers |x| < 2^64 (a checksum is
+a u64). `write_json` refuses the same values, so the pipeline never writes what it
+would refuse to read (json.dumps would write NaN)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+from benchpipe.errors import BenchError
+
+MAX_FLOAT = 1e15
+MAX_INT = 2**64
+MAX_FILE_BYTES = 64 * 2**20  # results files, calibration files, manifests, events
+
+
+class _Reject(ValueError):
+    pass
+
+
+def _constant(name: str):
+    raise _Reject(f"{name} is not a number JSON allows")
+
+
+def _float(text: str) -> float:
+    x = float(text)
+    if not math.isfinite(x) or abs(x) > MAX_FLOAT:
+        raise _Reject(f"number {text[:40]} is out of range (at most {MAX_FLOAT:g})")
+    return x
+
+
+def _int(text: str) -> int:
+    if len(text) > 25:
+        raise _Reject(f"integer {text[:40]}... is out of range")
+    x = int(text)
+    if abs(x) >= MAX_INT:
+        raise _Reject(f"integer {text} is out of range (below 2^64)")
+    return x
+
+
+def loads(text: str, what: str):
+    """Parse strict JSON; any problem is one BenchError naming `what`."""
+    try:
+        return json.loads(text, parse_constant=_constant, parse_float=_float, parse_int=_int)
+    except _Reject as err:
+        raise BenchError(f"{what}: {err}") from None
+    except json.JSONDecodeError as err:
+        raise BenchError(f"{what}: not JSON: {err.msg} at line {err.lineno} column {err.colno}") from None
+    except RecursionError:
+        raise BenchError(f"{what}: not JSON: nested too deeply") from None
+
+
+def read(path, what: str = "", max_bytes: int = MAX_FILE_BYTES):
+    """Read and parse a JSON file of at most max_bytes; one BenchError on any problem."""
+    path = Path(path)
+    what = f"{path}" + (f" ({what})" if what else "")
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise BenchError(f"{what}: {size} bytes, more than the {max_bytes} a file may have")
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise BenchError(f"{what}: no such file") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise BenchError(f"{what}: cannot read: {err}") from None
+    return loads(text, what)
+
+
+def check_numbers(doc, where: str) -> None:
+    """Refuse to write what `loads` would refuse to read (json.dumps writes NaN)."""
+    stack = [doc]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, float):
+            if not math.isfinite(x) or abs(x) > MAX_FLOAT:
+                raise BenchError(f"{where}: refusing to write the number {x!r}")
+        elif isinstance(x, bool):
+            continue
+        elif isinstance(x, int):
+            if abs(x) >= MAX_INT:
+                raise BenchError(f"{where}: refusing to write the integer {x}")
+        elif isinstance(x, dict):
+            stack.extend(x.values())
+        elif isinstance(x, list):
+            stack.extend(x)

@@ -1,0 +1,156 @@
+"""What `validate` accepts, every later stage handles: a corpus of malformed and hostile
+results files, each run through every command that reads results. Each must be refused
+with one line and a non-zero exit, no traceback, and nothing written (the history is
+byte for byte what it was)."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+import wf_fixtures
+from conftest import run_bench
+
+from benchpipe import strictjson
+from benchpipe.errors import BenchError
+
+
+def _valid() -> dict:
+    return wf_fixtures.results_doc(scenarios=("cpu", "hashmap"))
+
+
+def _set(path):
+    """A mutation that sets doc[path...] = value (path of keys and indexes)."""
+    def make(value):
+        def mutate(doc):
+            obj = doc
+            for p in path[:-1]:
+                obj = obj[p]
+            obj[path[-1]] = value
+            return doc
+        return mutate
+    return make
+
+
+def _rename_key(field, value):
+    def mutate(doc):
+        from benchpipe.results import key_id
+        b = doc["benchmarks"][0]
+        b["key"][field] = value
+        b["id"] = key_id(b["key"])
+        return doc
+    return mutate
+
+
+def _param(name, value):
+    def mutate(doc):
+        from benchpipe.results import key_id
+        b = doc["benchmarks"][0]
+        b["key"]["params"][name] = value
+        b["id"] = key_id(b["key"])
+        return doc
+    return mutate
+
+
+WALL = ["benchmarks", 0, "samples", "wall_s"]
+RAW = {  # raw texts, not documents: what json.dumps would never write
+    "nan": lambda text: text.replace('"wall_s": [', '"wall_s": [NaN, ', 1),
+    "infinity": lambda text: text.replace('"wall_s": [', '"wall_s": [Infinity, ', 1),
+    "1e999": lambda text: text.replace('"wall_s": [', '"wall_s": [1e999, ', 1),
+    "huge-int": lambda text: text.replace('"cores": ', '"cores": 1' + "0" * 400 + ' + ', 1).replace(" + ", "", 1),
+    "deep": lambda text: "[" * 100000 + "]" * 100000,
+    "truncated": lambda text: text[: len(text) // 2],
+    "not-utf8": lambda text: text.replace('"linux"', '"lin\udcffux"', 1),
+}
+DOCS = {
+    "1e308": lambda d: _set(WALL)([1e308, 1e308, 1e308])(d),
+    "timestamp-not-a-date": lambda d: _set(["env", "timestamp"])("not a date")(d),
+    "text-for-a-number": _param("tasks", "a|b"),
+    "word-for-a-number": _param("tasks", "many"),
+    "enum-out-of-choices": _param("shape", "sideways"),
+    "unknown-param": _param("colour", 3),
+    "slash-in-scenario": _rename_key("scenario", "cpu/../../x"),
+    "long-scenario": _rename_key("scenario", "s" * 20000),
+    "newline-in-toolchain": _rename_key("toolchain", "go1.26\n| x |"),
+    "toolchain-version-with-newline": lambda d: _set(["env", "toolchains", "go1.26.8"])("go\n::warning::x")(d),
+    "huge-commit-message": lambda d: _set(["env", "commit_message"])("m" * 200_000)(d),
+    "commit-not-a-sha": lambda d: _set(["env", "commit"])("$(rm -rf /)")(d),
+}
+
+
+def _write(tmp: Path, name: str) -> Path:
+    path = tmp / f"{name}.json"
+    text = json.dumps(_valid(), indent=1)
+    if name in RAW:
+        text = RAW[name](text)
+        path.write_bytes(text.encode("utf-8", "surrogateescape"))
+    else:
+        doc = DOCS[name](copy.deepcopy(_valid()))
+        path.write_text(json.dumps(doc, indent=1), encoding="utf-8")
+    return path
+
+
+def _tree_digest(root: Path) -> str:
+    h = hashlib.sha256()
+    for p in sorted(root.rglob("*")):
+        if p.is_file():
+            h.update(str(p.relative_to(root)).encode() + b"\0" + p.read_bytes())
+    return h.hexdigest()
+
+
+@pytest.fixture(scope="module")
+def history_root(tmp_path_factory):
+    root = tmp_path_factory.mktemp("hist") / "h"
+    good = tmp_path_factory.mktemp("good") / "results.json"
+    good.write_text(json.dumps(_valid()), encoding="utf-8")
+    res = run_bench("history", "add", "--history", root, good)
+    assert res.returncode == 0, res.stderr
+    return root
+
+
+@pytest.mark.parametrize("name", sorted([*RAW, *DOCS]))
+def test_every_reader_refuses_with_one_line_and_writes_nothing(name, tmp_path, history_root):
+    bad = _write(tmp_path, name)
+    before = _tree_digest(history_root)
+    art = tmp_path / "artifacts" / "bench-x"
+    art.mkdir(parents=True)
+    (art / "results.json").write_bytes(bad.read_bytes())
+    for args in (["validate", bad], ["summary", bad], ["compare", bad, bad],
+                 ["history", "add", "--history", history_root, bad],
+                 ["merge-artifacts", tmp_path / "artifacts", "--out", tmp_path / "merged"]):
+        res = run_bench(*args)
+        assert "Traceback" not in res.stderr, (args[0], res.stderr[-800:])
+        if args[0] == "merge-artifacts":
+            # bad artifacts are left out (reported), the good ones would go on: none here
+            assert res.returncode != 0 or not list((tmp_path / "merged").rglob("results*.json")), res.stderr
+            continue
+        assert res.returncode in (1, 2), (args[0], res.returncode, res.stderr)
+        lines = [ln for ln in res.stderr.splitlines() if ln.strip()]
+        assert len(lines) == 1, (args[0], res.stderr)
+        assert len(lines[0]) < 2000
+    assert _tree_digest(history_root) == before
+    assert run_bench("history", "check", "--history", history_root).returncode == 0
+
+
+def test_a_file_over_the_size_limit_is_refused_before_it_is_read(tmp_path):
+    big = tmp_path / "big.json"
+    with open(big, "wb") as fh:
+        fh.truncate(strictjson.MAX_FILE_BYTES + 1)  # sparse: no 64 MB written
+    with pytest.raises(BenchError, match="more than the"):
+        strictjson.read(big)
+    res = run_bench("validate", big)
+    assert res.returncode == 1 and "more than the" in res.stderr and len(res.stderr.strip().splitlines()) == 1
+
+
+def test_nothing_writes_what_it_would_refuse_to_read(tmp_path):
+    from benchpipe import fsutil, results
+    doc = _valid()
+    doc["benchmarks"][0]["samples"]["wall_s"][0] = float("nan")
+    with pytest.raises(BenchError):
+        results.write(tmp_path / "r.json", doc)
+    with pytest.raises(ValueError):
+        fsutil.atomic_write_json(tmp_path / "x.json", {"x": float("inf")})
+    assert not (tmp_path / "r.json").exists() and not (tmp_path / "x.json").exists()
