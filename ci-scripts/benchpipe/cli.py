@@ -13,7 +13,7 @@ import pkgutil
 import sys
 
 from benchpipe import commands
-from benchpipe.errors import BenchError
+from benchpipe.errors import BenchError, one_line
 
 
 def command_names() -> list[str]:
@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args._run(args) or 0)
     except BenchError as err:
-        print(f"bench {args.command}: {err}", file=sys.stderr)
+        print(one_line(f"bench {args.command}: {err}"), file=sys.stderr)
         return err.exit_code
     except KeyboardInterrupt:
         print(f"bench {args.command}: interrupted", file=sys.stderr)

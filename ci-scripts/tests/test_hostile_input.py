@@ -154,3 +154,21 @@ def test_nothing_writes_what_it_would_refuse_to_read(tmp_path):
     with pytest.raises(ValueError):
         fsutil.atomic_write_json(tmp_path / "x.json", {"x": float("inf")})
     assert not (tmp_path / "r.json").exists() and not (tmp_path / "x.json").exists()
+
+
+def test_no_workflow_command_from_an_artifact_name(tmp_path):
+    """A folder named `x\\n::warning file=a,line=1::INJECTED` made merge-artifacts print
+    a line the Actions runner executes. Every untrusted string is one escaped line now."""
+    arts = tmp_path / "artifacts"
+    evil = arts / "x\n::warning file=a,line=1::INJECTED"
+    evil.mkdir(parents=True)
+    (evil / "results.json").write_text("{not json", encoding="utf-8")
+    wf_fixtures.write_artifact(arts, "bench-good", _valid())
+    summary = tmp_path / "summary.md"
+    res = run_bench("merge-artifacts", arts, "--out", tmp_path / "out", "--markdown", summary)
+    assert res.returncode == 0, res.stderr
+    for line in (res.stdout + res.stderr).splitlines() + summary.read_text().splitlines():
+        assert not line.lstrip().startswith("::"), line
+    assert "INJECTED" in res.stderr  # reported, escaped, on the rejection's own line
+    res = run_bench("validate", evil / "results.json")
+    assert res.returncode == 1 and not any(ln.startswith("::") for ln in res.stderr.splitlines())

@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from benchpipe import history
+from benchpipe.errors import one_line
 
 NAME = "history"
 HELP = "append results to the history (add) or validate it (check)"
@@ -26,9 +27,9 @@ def run(args) -> int:
     if args.action == "check":
         problems = history.check(args.history)
         for line in ([] if problems else history.uncommitted(args.history)):
-            print(f"warning: {line}", file=sys.stderr)
+            print(one_line(f"warning: {line}"), file=sys.stderr)
         for line in problems:
-            print(line, file=sys.stderr)
+            print(one_line(line), file=sys.stderr)
         if problems:
             print(f"bench history check: {len(problems)} problem(s) in {args.history}", file=sys.stderr)
             return 1

@@ -28,7 +28,7 @@ import tempfile
 from pathlib import Path
 
 from benchpipe import history, results
-from benchpipe.errors import BenchError, UsageError
+from benchpipe.errors import BenchError, UsageError, one_line
 from benchpipe.fsutil import atomic_write_json
 from benchpipe.report import md
 
@@ -164,7 +164,8 @@ def run(args) -> int:
         with open(args.github_output, "a", encoding="utf-8") as fh:
             fh.write(f"results={len(manifest['accepted'])}\nbenchmark-action={gab}\n")
     for r in manifest["rejected"]:
-        print(f"bench merge-artifacts: rejected {r['file']}: {r['reason']}", file=sys.stderr)
+        # the path and reason come from the untrusted artifacts: one escaped line each
+        print(one_line(f"bench merge-artifacts: rejected {r['file']}: {r['reason']}"), file=sys.stderr)
     print(f"{args.out}: {len(manifest['accepted'])} results file(s) accepted, {len(manifest['rejected'])} rejected, "
           f"{len(manifest['benchmark_action'])} github-action-benchmark set(s)")
     if not manifest["accepted"]:

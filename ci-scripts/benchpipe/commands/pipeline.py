@@ -14,7 +14,7 @@ from pathlib import Path
 
 from benchpipe import ROOT, results
 from benchpipe.commands.catalogue import add_filter_arguments
-from benchpipe.errors import BenchError
+from benchpipe.errors import BenchError, one_line
 
 NAME = "pipeline"
 HELP = "run the whole pipeline locally (default: quick preset) and write the site to ./site"
@@ -99,9 +99,9 @@ def run(args) -> int:
     print(f"\npipeline: {len(doc['benchmarks'])} benchmarks in {minutes:.1f} min: {ok} ok, "
           f"{len(failed)} failed, {len(skipped)} skipped")
     for b in failed:
-        print(f"  failed   {b['id']}: {b.get('reason', '')}")
+        print(one_line(f"  failed   {b['id']}: {b.get('reason', '')}"))
     for b in skipped:
-        print(f"  skipped  {b['id']}: {b.get('reason', '')}")
+        print(one_line(f"  skipped  {b['id']}: {b.get('reason', '')}"))
     print(f"results:  {results_file.resolve()}")
     print(f"summary:  {(out / 'summary.md').resolve()}")
     if compare_code or (out / "compare.md").exists():

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 
 from benchpipe import results
-from benchpipe.errors import BenchError
+from benchpipe.errors import BenchError, one_line
 
 NAME = "validate"
 HELP = "check results files against the results schema"
@@ -22,8 +22,8 @@ def run(args) -> int:
         try:
             doc = results.load(path)
         except BenchError as err:
-            print(f"bench validate: {err}", file=sys.stderr)
+            print(one_line(f"bench validate: {err}"), file=sys.stderr)
             bad += 1
             continue
-        print(f"{path}: ok ({len(doc['benchmarks'])} benchmarks)")
+        print(one_line(f"{path}: ok ({len(doc['benchmarks'])} benchmarks)"))
     return 1 if bad else 0
