@@ -201,15 +201,22 @@ def toolchain_charts(model: trends.Model, cat, datadir: Path) -> list[Chart]:
         tcs = sorted({tc for f in fams.values() for tc in f}, key=trends.version_tuple, reverse=True)
         if len(tcs) < 2:
             continue
-        newer, olders = tcs[0], tcs[1:]
+        newer = tcs[0]
+
+        def ratio(per, o):
+            return (primary_time(per[newer])["median"] / primary_time(per[o])["median"]
+                    if newer in per and o in per and primary_time(per[o])["median"] > 0 else None)
+        # Only toolchains and benchmarks with something in common with the newest: gnuplot
+        # stops on a column without a single valid point ("No valid points").
+        olders = [o for o in tcs[1:] if any(ratio(per, o) is not None for per in fams.values())]
         rows = []
         for fam, per in sorted(fams.items()):
-            if newer not in per:
+            vals = [ratio(per, o) for o in olders]
+            if all(v is None for v in vals):
                 continue
-            vals = [f"{primary_time(per[newer])['median'] / primary_time(per[o])['median']:.6g}"
-                    if o in per and primary_time(per[o])["median"] > 0 else "NaN" for o in olders]
             label = fam.split("/", 1)[1].replace("/", " ")
-            rows.append('"' + " ".join(label.split()).replace('"', "'") + '" ' + " ".join(vals))
+            rows.append('"' + " ".join(label.split()).replace('"', "'") + '" '
+                        + " ".join("NaN" if v is None else f"{v:.6g}" for v in vals))
         if not rows:
             continue
         fname = datadir / f"{trends.slug(f'tc-{sc}-{os_}-{lang}')}.dat"

@@ -193,7 +193,21 @@ def render(history_dir, out_dir, *, site_url: str = "", repo_url: str = "", jobs
     t0 = time.perf_counter()
     rep = SiteReport()
     out = Path(out_dir)
+    created = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
+    try:
+        return _render(out, history_dir, rep, t0, detect, jobs, cp_options, site_url, repo_url, keep_chart_sources)
+    except BaseException:
+        # A failed render leaves the site as it was: no half-built folders, and no new
+        # output folder at all where there was none.
+        for tmp in (".charts-new", ".data-new", ".assets-new"):
+            shutil.rmtree(out / tmp, ignore_errors=True)
+        if created:
+            shutil.rmtree(out, ignore_errors=True)
+        raise
+
+
+def _render(out, history_dir, rep, t0, detect, jobs, cp_options, site_url, repo_url, keep_chart_sources):
     cat = catalogue_mod.load()
     hist = history_mod.load(history_dir)
     rep.runs, rep.entries = len(hist.runs), len(hist.entries)

@@ -172,3 +172,53 @@ def test_no_workflow_command_from_an_artifact_name(tmp_path):
     assert "INJECTED" in res.stderr  # reported, escaped, on the rejection's own line
     res = run_bench("validate", evil / "results.json")
     assert res.returncode == 1 and not any(ln.startswith("::") for ln in res.stderr.splitlines())
+
+
+def test_site_renders_two_toolchains_with_nothing_in_common(tmp_path):
+    """Two Rust toolchains with no benchmark in common in a scenario made gnuplot stop
+    ("No valid points"): site exited 1 and left .charts-new/ and .cache/ behind."""
+    from benchpipe import history, site
+    from benchpipe.results import key_id
+    docs = []
+    for i, (tc, tasks) in enumerate((("rust1.95.0", 16), ("rust1.96.0", 32))):
+        doc = wf_fixtures.results_doc(scenarios=("cpu",), seed=i + 1, timestamp=f"2026-11-2{i}T10:00:00Z",
+                                      commit=f"{i + 1}" * 40)
+        keep = []
+        for b in doc["benchmarks"]:
+            if b["key"]["lang"] != "rust":
+                continue
+            b["key"]["toolchain"] = tc
+            b["key"]["params"]["tasks"] = tasks
+            b["id"] = key_id(b["key"])
+            for r in b["records"]:
+                r["toolchain"] = tc
+                r["params"]["tasks"] = tasks
+            keep.append(b)
+        doc["benchmarks"] = keep
+        doc["env"]["toolchains"] = {tc: f"rustc {tc[4:]}"}
+        docs.append((f"r{i}", doc))
+    root = tmp_path / "h"
+    history.add(root, docs)
+    out = tmp_path / "site"
+    site.render(root, out, detect=False)
+    assert (out / "index.html").is_file() and not (out / ".charts-new").exists()
+
+
+def test_a_failed_site_render_leaves_nothing_behind(tmp_path, monkeypatch):
+    from benchpipe import charts, history, site
+    root = tmp_path / "h"
+    history.add(root, [("r", _valid())])
+
+    def boom(*a, **k):
+        raise BenchError("gnuplot failed")
+    monkeypatch.setattr(charts, "make_all", boom)
+    out = tmp_path / "site"
+    with pytest.raises(BenchError):
+        site.render(root, out, detect=False)
+    assert not out.exists()
+    out.mkdir()
+    (out / "keep.txt").write_text("x")
+    with pytest.raises(BenchError):
+        site.render(root, out, detect=False)
+    assert sorted(p.name for p in out.iterdir()) == [".cache", "keep.txt"] or \
+        sorted(p.name for p in out.iterdir()) == ["keep.txt"]
