@@ -20,6 +20,7 @@ type param struct {
 	name    string
 	typ     paramType
 	min     float64 // int and float parameters
+	max     float64 // int and float parameters: larger values are refused
 	def     any     // int, float64, string, or defaultCPUs
 	choices []string
 }
@@ -41,7 +42,9 @@ func (s *scenario) param(name string) *param {
 	return nil
 }
 
-func intParam(name string, def any) param { return param{name: name, typ: typeInt, min: 1, def: def} }
+func intParam(name string, def any, max float64) param {
+	return param{name: name, typ: typeInt, min: 1, max: max, def: def}
+}
 
 func pathParam(name, def string) param { return param{name: name, typ: typePath, def: def} }
 
@@ -50,11 +53,11 @@ var scenarios = []*scenario{
 		name:     "hashmap",
 		variants: []string{"spawn", "spawn-sem", "spawn-limited", "pool"},
 		params: []param{
-			intParam("tasks", 100000),
-			intParam("items", 10000),
+			intParam("tasks", 100000, 10_000_000),
+			intParam("items", 10000, 1_000_000),
 			{name: "shape", typ: typeEnum, choices: []string{"burst", "rate"}, def: "burst"},
-			{name: "rate", typ: typeFloat, min: 0.001, def: 10.0},
-			intParam("workers", defaultCPUs),
+			{name: "rate", typ: typeFloat, min: 0.001, max: 1_000_000, def: 10.0},
+			intParam("workers", defaultCPUs, 4_096),
 		},
 		run: runHashmap,
 	},
@@ -62,10 +65,10 @@ var scenarios = []*scenario{
 		name:     "fanout",
 		variants: []string{"channels", "batched"},
 		params: []param{
-			intParam("values", 50000000),
-			intParam("workers", 3),
-			intParam("buffer", 1000),
-			intParam("batch", 1000),
+			intParam("values", 50000000, 10_000_000_000),
+			intParam("workers", 3, 4_096),
+			intParam("buffer", 1000, 10_000_000),
+			intParam("batch", 1000, 10_000_000),
 		},
 		run: runFanout,
 	},
@@ -73,9 +76,9 @@ var scenarios = []*scenario{
 		name:     "cpu",
 		variants: []string{"goroutines"},
 		params: []param{
-			intParam("tasks", 200),
-			intParam("items", 10000000),
-			intParam("threads", defaultCPUs),
+			intParam("tasks", 200, 1_000_000),
+			intParam("items", 10000000, 200_000_000),
+			intParam("threads", defaultCPUs, 1_024),
 		},
 		run: runCPU,
 	},
@@ -83,9 +86,9 @@ var scenarios = []*scenario{
 		name:     "sleep",
 		variants: []string{"goroutines"},
 		params: []param{
-			intParam("tasks", 1000000),
-			intParam("spin", 100000),
-			intParam("max_sleep_ms", 300),
+			intParam("tasks", 1000000, 10_000_000),
+			intParam("spin", 100000, 1_000_000_000),
+			intParam("max_sleep_ms", 300, 3_600_000),
 		},
 		run: runSleep,
 	},
@@ -93,7 +96,7 @@ var scenarios = []*scenario{
 		name:     "files-read",
 		variants: []string{"goroutines"},
 		params: []param{
-			intParam("tasks", 1000000),
+			intParam("tasks", 1000000, 10_000_000),
 			pathParam("dir", "bench-files"),
 		},
 		setup: setupFiles,
@@ -103,7 +106,7 @@ var scenarios = []*scenario{
 		name:     "files-rw",
 		variants: []string{"goroutines"},
 		params: []param{
-			intParam("tasks", 100000),
+			intParam("tasks", 100000, 10_000_000),
 			pathParam("dir", "bench-files"),
 		},
 		setup: setupFiles,
@@ -113,9 +116,9 @@ var scenarios = []*scenario{
 		name:     "sqlite",
 		variants: []string{"goroutines"},
 		params: []param{
-			intParam("tasks", 10000),
-			intParam("rows", 10000),
-			intParam("pool", 8),
+			intParam("tasks", 10000, 10_000_000),
+			intParam("rows", 10000, 10_000_000),
+			intParam("pool", 8, 1_024),
 			pathParam("db", "bench.sqlite"),
 		},
 		setup: setupSQLite,
@@ -125,9 +128,9 @@ var scenarios = []*scenario{
 		name:     "mysql",
 		variants: []string{"goroutines"},
 		params: []param{
-			intParam("tasks", 100000),
-			intParam("rows", 10000),
-			intParam("pool", 8),
+			intParam("tasks", 100000, 10_000_000),
+			intParam("rows", 10000, 10_000_000),
+			intParam("pool", 8, 1_024),
 		},
 		setup: setupMySQL,
 		run:   runMySQL,
@@ -168,6 +171,7 @@ type listScenario struct {
 type listParam struct {
 	Type    paramType `json:"type"`
 	Min     any       `json:"min,omitempty"`
+	Max     any       `json:"max,omitempty"`
 	Default any       `json:"default"`
 	Choices []string  `json:"choices,omitempty"`
 }
@@ -186,9 +190,9 @@ func newListing() listing {
 			lp := listParam{Type: p.typ, Default: jsonValue(p.def), Choices: p.choices}
 			switch p.typ {
 			case typeInt:
-				lp.Min = int(p.min)
+				lp.Min, lp.Max = int(p.min), int(p.max)
 			case typeFloat:
-				lp.Min = jsonFloat(p.min)
+				lp.Min, lp.Max = jsonFloat(p.min), jsonFloat(p.max)
 			}
 			ps[p.name] = lp
 		}

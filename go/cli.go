@@ -113,6 +113,9 @@ func (p *param) parse(s string) (any, error) {
 		if float64(v) < p.min {
 			return nil, usagef("--%s must be >= %d", p.name, int(p.min))
 		}
+		if float64(v) > p.max {
+			return nil, usagef("--%s must be <= %d", p.name, int(p.max))
+		}
 		return v, nil
 	case typeFloat:
 		v, err := strconv.ParseFloat(s, 64)
@@ -121,6 +124,9 @@ func (p *param) parse(s string) (any, error) {
 		}
 		if v < p.min {
 			return nil, usagef("--%s must be >= %s", p.name, strconv.FormatFloat(p.min, 'f', -1, 64))
+		}
+		if v > p.max {
+			return nil, usagef("--%s must be <= %s", p.name, strconv.FormatFloat(p.max, 'f', -1, 64))
 		}
 		return v, nil
 	case typeEnum:

@@ -2,6 +2,7 @@ package main
 
 import (
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -43,6 +44,20 @@ func TestJSONFloat(t *testing.T) {
 		b, _ := jsonFloat(f).MarshalJSON()
 		if string(b) != want {
 			t.Errorf("jsonFloat(%v) = %s, want %s", f, b, want)
+		}
+	}
+}
+
+func TestParseRefusesValuesAboveTheMax(t *testing.T) {
+	for args, want := range map[string]string{
+		"cpu --variant goroutines --threads 100000":            "--threads must be <= 1024",
+		"hashmap --variant spawn --tasks 9223372036854775807":  "--tasks must be <= 10000000",
+		"hashmap --variant spawn --rate 1e9":                   "--rate must be <= 1000000",
+		"hashmap --variant spawn --tasks 99999999999999999999": "is not a positive integer",
+	} {
+		_, err := parseInvocation(strings.Fields(args), true)
+		if err == nil || !isUsageError(err) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want a usage error with %q", args, err, want)
 		}
 	}
 }

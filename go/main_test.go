@@ -340,7 +340,7 @@ func TestList(t *testing.T) {
 	if d := l.Scenarios["hashmap"].Params["workers"]["default"]; d != "cpus" {
 		t.Errorf("hashmap workers default = %v, want \"cpus\"", d)
 	}
-	if !strings.Contains(r.stdout, `"rate":{"type":"float","min":0.001,"default":10.0}`) {
+	if !strings.Contains(r.stdout, `"rate":{"type":"float","min":0.001,"max":1000000.0,"default":10.0}`) {
 		t.Errorf("hashmap rate is not listed as float min 0.001 default 10.0: %s", r.stdout)
 	}
 }

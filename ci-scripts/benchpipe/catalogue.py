@@ -42,6 +42,7 @@ class Param:
     default: object
     min: float | None = None
     choices: tuple[str, ...] | None = None
+    max: float | None = None
     key: bool = True
     help: str = ""
     lang: str | None = None  # only this language's programs take it (e.g. Rust's hasher)
@@ -51,6 +52,8 @@ class Param:
         out = {"type": self.type, "default": self.default}
         if self.min is not None:
             out["min"] = self.min
+        if self.max is not None:
+            out["max"] = self.max
         if self.choices is not None:
             out["choices"] = list(self.choices)
         return out
@@ -203,9 +206,9 @@ def _parse(raw: dict, path: Path) -> Catalogue:
             if p["type"] not in PARAM_TYPES:
                 raise ValueError(f"scenario {name}: parameter {pname}: unknown type {p['type']!r}")
             params[pname] = Param(
-                pname, p["type"], p["default"], p.get("min"),
-                tuple(p["choices"]) if "choices" in p else None,
-                bool(p.get("key", True)), p.get("help", ""), p.get("lang"),
+                pname, p["type"], p["default"], min=p.get("min"), max=p.get("max"),
+                choices=tuple(p["choices"]) if "choices" in p else None,
+                key=bool(p.get("key", True)), help=p.get("help", ""), lang=p.get("lang"),
             )
             if p.get("lang") not in (None, *(b["lang"] for b in raw["builds"].values())):
                 raise ValueError(f"scenario {name}: parameter {pname}: unknown lang {p['lang']!r}")

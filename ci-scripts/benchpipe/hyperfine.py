@@ -136,7 +136,7 @@ def run(hyperfine: str, command: list[str], *, runs: int, warmup: int, workdir: 
     stderr = err_path.read_text(encoding="utf-8", errors="replace")
     inv.stderr_tail = tail(stderr)
     if inv.timed_out:
-        inv.problem = f"timed out: still running after {timeout_s:g} s (the preset's limit); process group killed"
+        inv.problem = f"timed out: still running after {timeout_s:g} s (the limit per benchmark: --timeout, else the preset's); process group killed"
         return inv
     if inv.returncode != 0:
         inv.problem = f"hyperfine exit {inv.returncode}: {inv.stderr_tail or 'no error output'}"

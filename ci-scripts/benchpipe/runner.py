@@ -221,7 +221,8 @@ def run_group(group: list[Job], hf_path: str, preset: Preset, runs: int, timeout
                     continue
                 left = timeout_s - job.used_s
                 if left <= 0:
-                    job.fail(f"timed out: {timeout_s:g} s (the preset's limit) used up after {r} of {runs} rounds")
+                    job.fail(f"timed out: {timeout_s:g} s (the limit per benchmark: --timeout, else the preset's) "
+                             f"used up after {r} of {runs} rounds")
                     continue
                 inv = hyperfine.run(hf_path, job.command, runs=1, warmup=preset.warmup if r == 0 else 0,
                                     workdir=job.workdir, env=env, timeout_s=left, prepare=job.prepare, tag=f"hf{r}")

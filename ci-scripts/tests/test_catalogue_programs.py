@@ -41,3 +41,23 @@ def test_setup_accepts_every_scenario_without_variant(programs, cat, build, tmp_
         res = subprocess.run([prog.path, "setup", name, *args], capture_output=True, text=True, timeout=60, cwd=tmp_path)
         assert res.returncode == 0, f"{build} setup {name}: {res.stderr.strip()}"
         assert list(tmp_path.iterdir()) == [], f"{build} setup {name} wrote files"
+
+
+@pytest.mark.parametrize("build", ["go", "rust-system", "rust-mimalloc"])
+@pytest.mark.parametrize("args, needle", [
+    (["cpu", "--variant", "{cpu}", "--threads", "100000"], "--threads must be <= 1024"),
+    (["hashmap", "--variant", "spawn", "--tasks", "9223372036854775807"], "--tasks must be <= 10000000"),
+    (["hashmap", "--variant", "spawn", "--rate", "1e9"], "--rate must be <= 1"),
+])
+def test_programs_refuse_what_they_cannot_run(programs, cat, build, args, needle):
+    """Every numeric parameter has the catalogue's max in both programs: a typo cannot
+    start 100,000 threads (gobench ran over 2 minutes, rsbench aborted) or panic."""
+    prog = programs[build]
+    cpu = "goroutines" if prog.lang == "go" else "threads"
+    argv = [prog.path, *[a.format(cpu=cpu) for a in args]]
+    res = subprocess.run(argv, capture_output=True, text=True, timeout=30)
+    assert res.returncode == 2, (argv, res.returncode, res.stderr[-300:])
+    assert needle in res.stderr and len(res.stderr.strip().splitlines()) == 1, res.stderr
+    for name, sc in cat.scenarios.items():
+        for p in sc.params.values():
+            assert p.type not in ("int", "float") or p.max is not None, f"{name}.{p.name} has no max"

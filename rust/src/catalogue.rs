@@ -17,8 +17,8 @@ pub struct Param {
 }
 
 pub enum Kind {
-    Int { min: u64 },
-    Float { min: f64 },
+    Int { min: u64, max: u64 },
+    Float { min: f64, max: f64 },
     Enum { choices: &'static [&'static str] },
     Path,
 }
@@ -31,18 +31,18 @@ pub enum DefaultValue {
     Cpus,
 }
 
-const fn int(name: &'static str, min: u64, default: u64) -> Param {
+const fn int(name: &'static str, min: u64, default: u64, max: u64) -> Param {
     Param {
         name,
-        kind: Kind::Int { min },
+        kind: Kind::Int { min, max },
         default: DefaultValue::Int(default),
     }
 }
 
-const fn int_cpus(name: &'static str) -> Param {
+const fn int_cpus(name: &'static str, max: u64) -> Param {
     Param {
         name,
-        kind: Kind::Int { min: 1 },
+        kind: Kind::Int { min: 1, max },
         default: DefaultValue::Cpus,
     }
 }
@@ -60,8 +60,8 @@ pub static SCENARIOS: &[Scenario] = &[
         name: "hashmap",
         variants: &["spawn", "spawn-sem", "spawn-limited", "pool"],
         params: &[
-            int("tasks", 1, 100_000),
-            int("items", 1, 10_000),
+            int("tasks", 1, 100_000, 10_000_000),
+            int("items", 1, 10_000, 1_000_000),
             Param {
                 name: "shape",
                 kind: Kind::Enum {
@@ -71,10 +71,13 @@ pub static SCENARIOS: &[Scenario] = &[
             },
             Param {
                 name: "rate",
-                kind: Kind::Float { min: 0.001 },
+                kind: Kind::Float {
+                    min: 0.001,
+                    max: 1_000_000.0,
+                },
                 default: DefaultValue::Float(10.0),
             },
-            int_cpus("workers"),
+            int_cpus("workers", 4_096),
             Param {
                 name: "hasher",
                 kind: Kind::Enum {
@@ -88,47 +91,53 @@ pub static SCENARIOS: &[Scenario] = &[
         name: "fanout",
         variants: &["threads", "tokio", "batched"],
         params: &[
-            int("values", 1, 50_000_000),
-            int("workers", 1, 3),
-            int("buffer", 1, 1000),
-            int("batch", 1, 1000),
+            int("values", 1, 50_000_000, 10_000_000_000),
+            int("workers", 1, 3, 4_096),
+            int("buffer", 1, 1000, 10_000_000),
+            int("batch", 1, 1000, 10_000_000),
         ],
     },
     Scenario {
         name: "cpu",
         variants: &["threads", "async-single", "tokio"],
         params: &[
-            int("tasks", 1, 200),
-            int("items", 1, 10_000_000),
-            int_cpus("threads"),
+            int("tasks", 1, 200, 1_000_000),
+            int("items", 1, 10_000_000, 200_000_000),
+            int_cpus("threads", 1_024),
         ],
     },
     Scenario {
         name: "sleep",
         variants: &["tokio"],
         params: &[
-            int("tasks", 1, 1_000_000),
-            int("spin", 1, 100_000),
-            int("max_sleep_ms", 1, 300),
+            int("tasks", 1, 1_000_000, 10_000_000),
+            int("spin", 1, 100_000, 1_000_000_000),
+            int("max_sleep_ms", 1, 300, 3_600_000),
         ],
     },
     Scenario {
         name: "files-read",
         variants: &["tokio", "blocking"],
-        params: &[int("tasks", 1, 1_000_000), path("dir", "bench-files")],
+        params: &[
+            int("tasks", 1, 1_000_000, 10_000_000),
+            path("dir", "bench-files"),
+        ],
     },
     Scenario {
         name: "files-rw",
         variants: &["tokio", "blocking"],
-        params: &[int("tasks", 1, 100_000), path("dir", "bench-files")],
+        params: &[
+            int("tasks", 1, 100_000, 10_000_000),
+            path("dir", "bench-files"),
+        ],
     },
     Scenario {
         name: "sqlite",
         variants: &["tokio"],
         params: &[
-            int("tasks", 1, 10_000),
-            int("rows", 1, 10_000),
-            int("pool", 1, 8),
+            int("tasks", 1, 10_000, 10_000_000),
+            int("rows", 1, 10_000, 10_000_000),
+            int("pool", 1, 8, 1_024),
             path("db", "bench.sqlite"),
         ],
     },
@@ -136,9 +145,9 @@ pub static SCENARIOS: &[Scenario] = &[
         name: "mysql",
         variants: &["tokio"],
         params: &[
-            int("tasks", 1, 100_000),
-            int("rows", 1, 10_000),
-            int("pool", 1, 8),
+            int("tasks", 1, 100_000, 10_000_000),
+            int("rows", 1, 10_000, 10_000_000),
+            int("pool", 1, 8, 1_024),
         ],
     },
 ];
@@ -157,18 +166,21 @@ impl Param {
     /// As `list` reports it: the catalogue's `type`, `min`, `default`, `choices`.
     pub fn to_json(&self) -> Value {
         let mut obj = Map::new();
-        let (kind, min) = match self.kind {
-            Kind::Int { min } => ("int", Some(json!(min))),
-            Kind::Float { min } => ("float", Some(json!(min))),
+        let (kind, min, max) = match self.kind {
+            Kind::Int { min, max } => ("int", Some(json!(min)), Some(json!(max))),
+            Kind::Float { min, max } => ("float", Some(json!(min)), Some(json!(max))),
             Kind::Enum { choices } => {
                 obj.insert("choices".into(), json!(choices));
-                ("enum", None)
+                ("enum", None, None)
             }
-            Kind::Path => ("path", None),
+            Kind::Path => ("path", None, None),
         };
         obj.insert("type".into(), json!(kind));
         if let Some(min) = min {
             obj.insert("min".into(), min);
+        }
+        if let Some(max) = max {
+            obj.insert("max".into(), max);
         }
         let default = match self.default {
             DefaultValue::Int(v) => json!(v),

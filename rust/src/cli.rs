@@ -134,7 +134,7 @@ fn invocation(name: &str, rest: &[String], need_variant: bool) -> Result<Invocat
 fn parse_value(param: &Param, raw: &str) -> Result<Value, UsageError> {
     let name = param.name;
     match param.kind {
-        Kind::Int { min } => {
+        Kind::Int { min, max } => {
             let value = match raw.parse::<u64>() {
                 Ok(v) => v,
                 // A well-formed negative number is out of range rather than malformed.
@@ -146,13 +146,16 @@ fn parse_value(param: &Param, raw: &str) -> Result<Value, UsageError> {
             if value < min {
                 return Err(usage!("--{name} must be >= {min}"));
             }
+            if value > max {
+                return Err(usage!("--{name} must be <= {max}"));
+            }
             // Sizes index memory, so they must fit in usize.
             if usize::try_from(value).is_err() {
                 return Err(usage!("--{name}: {raw:?} is too large"));
             }
             Ok(Value::Int(value))
         }
-        Kind::Float { min } => {
+        Kind::Float { min, max } => {
             let value = raw
                 .parse::<f64>()
                 .ok()
@@ -160,6 +163,9 @@ fn parse_value(param: &Param, raw: &str) -> Result<Value, UsageError> {
                 .ok_or_else(|| usage!("--{name}: {raw:?} is not a number"))?;
             if value < min {
                 return Err(usage!("--{name} must be >= {min}"));
+            }
+            if value > max {
+                return Err(usage!("--{name} must be <= {max}"));
             }
             Ok(Value::Float(value))
         }
@@ -303,6 +309,18 @@ mod tests {
     #[test]
     fn usage_errors_name_the_problem() {
         assert_eq!(err("nope"), r#"unknown scenario "nope""#);
+        assert_eq!(
+            err("cpu --variant threads --threads 100000"),
+            "--threads must be <= 1024"
+        );
+        assert_eq!(
+            err("hashmap --variant spawn --tasks 9223372036854775807"),
+            "--tasks must be <= 10000000"
+        );
+        assert_eq!(
+            err("hashmap --variant spawn --rate 1e9"),
+            "--rate must be <= 1000000"
+        );
         assert_eq!(
             err("hashmap --variant x"),
             r#"unknown variant "x" for hashmap (one of spawn, spawn-sem, spawn-limited, pool)"#
