@@ -50,8 +50,7 @@ func fillUsers(db *sql.DB, createSQL string, rows int) error {
 		n := min(insertChunk, rows-id+1)
 		args = args[:0]
 		for range n {
-			salary := int64(g.next() % 201)
-			age := int64(g.next() % 100)
+			salary, age := setupRow(g)
 			args = append(args, id, salary, age, "address "+strconv.Itoa(id))
 			id++
 		}
@@ -218,10 +217,15 @@ func setupSalaries(rows int) []int64 {
 	g := newLCG()
 	base := make([]int64, rows+1)
 	for id := 1; id <= rows; id++ {
-		base[id] = int64(g.next() % 201)
-		g.next() // age
+		base[id], _ = setupRow(g)
 	}
 	return base
+}
+
+// setupRow draws the next row's salary (next() % 201) and age (next() % 100).
+func setupRow(g *lcg) (salary, age int64) {
+	salary = int64(g.next() % 201)
+	return salary, int64(g.next() % 100)
 }
 
 // raiseSalary updates row id and reads its salary back on the same connection. The
