@@ -17,15 +17,12 @@ Scenario.size), rounding integer parameters and keeping them >= the parameter's 
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 import os
 import platform
 import shutil
 import statistics
-import subprocess
 import tempfile
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 

@@ -24,7 +24,6 @@ import contextlib
 import hashlib
 import json
 import math
-import os
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone

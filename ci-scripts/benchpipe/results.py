@@ -3,7 +3,6 @@ validated atomic writing."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from benchpipe import schema, strictjson

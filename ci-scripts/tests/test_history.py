@@ -5,7 +5,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -144,7 +143,6 @@ def test_cli_add_and_check(tmp_path):
 
 
 def test_data_js_layout_of_github_action_benchmark(tmp_path):
-    from datetime import datetime, timezone
     keys = small_keys(("sleep",)) + [dict(k, toolchain="go1.25.9") for k in small_keys(("sleep",)) if k["lang"] == "go"]
     r = [make_results(tmp_path / f"r{i}.json", i, keys=keys) for i in range(2)]
     rw = make_results(tmp_path / "w.json", 5, keys=keys, os_="windows")

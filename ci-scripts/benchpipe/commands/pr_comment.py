@@ -21,7 +21,6 @@ import contextlib
 import io
 import json
 import os
-import sys
 import tempfile
 import urllib.error
 import urllib.parse
