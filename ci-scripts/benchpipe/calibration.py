@@ -90,7 +90,7 @@ def effective_factor(spec: BenchSpec, scaled: BenchSpec) -> float:
 # ---------------------------------------------------------------- the calibration document
 
 def family_result(spec: BenchSpec, factor_eff: float, rounds: list[tuple[dict, dict, dict]],
-                  alpha: float, threshold: float, seed: int = stats.SEED) -> dict:
+                  alpha: float, threshold: float, seed: int = stats.SEED, looks: int = 1) -> dict:
     """Judge each round (A, A', B: results-file benchmarks) as `compare` does; A/A flags
     are false alarms, A/B regressions are detections. The timed window is the headline
     ("aa", "ab"); CPU time in the window ("aa_cpu", "ab_cpu") and memory ("aa_memory":
@@ -99,8 +99,8 @@ def family_result(spec: BenchSpec, factor_eff: float, rounds: list[tuple[dict, d
     settings = compare.Settings(alpha=alpha, threshold=threshold, seed=seed)
     got: dict[str, list] = {k: [] for k in ("aa", "ab", "aa_cpu", "ab_cpu", "aa_memory")}
     for a, a2, b in rounds:
-        aa = compare.compare_bench("aa", "a", "a2", a, a2, settings, paired=True).metrics
-        ab = compare.compare_bench("ab", "a", "b", a, b, settings, paired=True).metrics
+        aa = compare.compare_bench("aa", "a", "a2", a, a2, settings, paired=True, looks=looks).metrics
+        ab = compare.compare_bench("ab", "a", "b", a, b, settings, paired=True, looks=looks).metrics
         for name, metrics, metric in (("aa", aa, "time"), ("ab", ab, "time"), ("aa_cpu", aa, "cpu"),
                                       ("ab_cpu", ab, "cpu"), ("aa_memory", aa, "memory")):
             if metric in metrics:
@@ -110,6 +110,7 @@ def family_result(spec: BenchSpec, factor_eff: float, rounds: list[tuple[dict, d
     med = statistics.median(windows) if windows else None
     mad = statistics.median(abs(x - med) for x in windows) if windows else None
     resolutions = [c.resolution for c in got["ab"] if c.resolution is not None]
+    pairs = [c.n_base for c in got["ab"]]
     return {
         "id": family_id(spec_key(spec)), "scenario": spec.scenario.name, "variant": spec.variant,
         "build": spec.build.name, "lang": spec.build.lang, "params": spec.params,
@@ -117,6 +118,7 @@ def family_result(spec: BenchSpec, factor_eff: float, rounds: list[tuple[dict, d
         "median_window_s": med, "median_wall_s": statistics.median(walls) if walls else None,
         "robust_cv": 1.4826 * mad / med if med else None,
         "resolution": statistics.median(resolutions) if resolutions else None,
+        "median_pairs": statistics.median(pairs) if pairs else None,
         "aa": _rates(got["aa"], flagged=lambda c: c.flagged),
         "ab": _rates(got["ab"], flagged=lambda c: c.verdict == stats.REGRESSION),
         "aa_memory": _rates(got["aa_memory"], flagged=lambda c: c.flagged) if got["aa_memory"] else None,

@@ -249,8 +249,10 @@ def _explicit(benches, sides, base, head):
 # ---------------------------------------------------------------- comparing
 
 def compare_bench(pid: str, base_name: str, head_name: str, b: dict | None, h: dict | None,
-                  settings: Settings, paired: bool = False) -> BenchComparison:
-    """paired: run i of each side was taken beside the other's run i (one A/B run)."""
+                  settings: Settings, paired: bool = False, looks: int = 1) -> BenchComparison:
+    """paired: run i of each side was taken beside the other's run i (one A/B run).
+    looks: the run sampled until sure with this many looks (runner.Sequential): the
+    paired tests are made at alpha / looks."""
     key = (h or b)["key"]
     if b is None or h is None:
         where = base_name if b is None else head_name
@@ -265,9 +267,14 @@ def compare_bench(pid: str, base_name: str, head_name: str, b: dict | None, h: d
         xs, ys = metric_samples(b, metric), metric_samples(h, metric)
         if not xs and not ys:
             continue  # e.g. a platform without memory figures
-        test = stats.compare_paired if paired and len(xs) == len(ys) else stats.compare_samples
-        metrics[metric] = test(xs, ys, alpha=settings.alpha, threshold=settings.threshold_for(metric),
-                               confidence=settings.confidence, seed=settings.seed)
+        if paired and len(xs) == len(ys):
+            metrics[metric] = stats.compare_paired(xs, ys, alpha=settings.alpha / looks,
+                                                   threshold=settings.threshold_for(metric),
+                                                   confidence=settings.confidence, seed=settings.seed)
+        else:
+            metrics[metric] = stats.compare_samples(xs, ys, alpha=settings.alpha,
+                                                    threshold=settings.threshold_for(metric),
+                                                    confidence=settings.confidence, seed=settings.seed)
     verdicts = [c.verdict for c in metrics.values()] or [stats.TOO_FEW]
     overall = min(verdicts, key=lambda v: SEVERITY[v])
     if stats.TOO_FEW in verdicts and overall == stats.NO_CHANGE:
@@ -284,13 +291,14 @@ def compare_docs(docs: list, names: list, settings: Settings | None = None, base
         sa, sb = (float(d["env"].get("scale", 1) or 1) for d in docs)
         head_scale = sb / sa if sa != sb else None
     mode, groups = plan_pairs(docs, names, base, head, head_scale)
+    looks = len((docs[-1]["env"].get("sequential") or {}).get("looks") or [1]) if len(docs) == 1 else 1
     out = []
     for base_name, head_name, bs, hs, ident in groups:
         bi, hi = _index(bs, getattr(ident, "base", ident)), _index(hs, ident)
         for pid in sorted(set(bi) | set(hi)):
             # One run's sides ran interleaved, round by round (runner.run_group): paired.
             out.append(compare_bench(pid, base_name, head_name, bi.get(pid), hi.get(pid), settings,
-                                     paired=mode in ("labels", "toolchains")))
+                                     paired=mode in ("labels", "toolchains"), looks=looks))
     out.sort(key=lambda c: (SEVERITY[c.verdict], c.id, toolchain_order(c.head)))
     return Report(mode, list(names), settings, out, calibration, docs[-1].get("env"), head_scale)
 

@@ -42,7 +42,7 @@ from pathlib import Path
 
 import json
 
-from benchpipe import hyperfine, measures, schema
+from benchpipe import hyperfine, measures, schema, stats
 from benchpipe.catalogue import BenchSpec, Preset, resolve_cpus
 from benchpipe.results import RESULTS_SCHEMA, format_params, key_id
 from benchpipe.toolchains import Built
@@ -205,7 +205,55 @@ def _finish(job: Job) -> None:
     job.status = "ok"
 
 
-def run_group(group: list[Job], hf_path: str, preset: Preset, runs: int, timeout_s: float, env: dict) -> None:
+@dataclass(frozen=True)
+class Sequential:
+    """Sample until sure, for interleaved groups (A/B sides, toolchains).
+
+    The rounds come in looks (e.g. 10, 20, 30 rounds). After each look but the last, a
+    group stops when every side's comparison with the first side is decided on the
+    timed window: flagged at the look's alpha, or its interval wholly inside the
+    no-change band (1 / (1 + threshold), 1 + threshold). Otherwise it goes on to the
+    next look, while each side's time budget allows. The false-alarm rate across the
+    looks is held by Bonferroni: every look, and `compare` afterwards, tests at
+    alpha / len(looks). The design is recorded in the results file (env.sequential)."""
+
+    looks: tuple[int, ...]
+    alpha: float
+    threshold: float
+
+    @property
+    def alpha_per_look(self) -> float:
+        return self.alpha / len(self.looks)
+
+    def to_json(self) -> dict:
+        return {"looks": list(self.looks), "alpha": self.alpha, "threshold": self.threshold}
+
+    def decided(self, group: list[Job]) -> bool:
+        first = [r["elapsed_s"] for r in group[0].records]
+        for other in group[1:]:
+            xs = [r["elapsed_s"] for r in other.records]
+            if any(j.status == "failed" for j in (group[0], other)) or len(xs) != len(first):
+                continue  # nothing more to learn from this pair
+            c = stats.compare_paired(first, xs, alpha=self.alpha_per_look, threshold=self.threshold)
+            band = (1 / (1 + self.threshold), 1 + self.threshold)
+            inside = c.ci_low is not None and c.ci_high is not None and band[0] < c.ci_low and c.ci_high < band[1]
+            if not (c.flagged or inside):
+                return False
+        return True
+
+
+def sequential_design(runs: int, max_runs: int, alpha: float = stats.DEFAULT_ALPHA,
+                      threshold: float = stats.DEFAULT_THRESHOLD) -> Sequential | None:
+    """Looks at runs, 2 * runs, ... up to max_runs (None: a fixed number of rounds)."""
+    if max_runs <= runs:
+        return None
+    looks = tuple(range(runs, max_runs + 1, runs))
+    looks = looks if looks[-1] == max_runs else (*looks, max_runs)
+    return Sequential(looks, alpha, threshold)
+
+
+def run_group(group: list[Job], hf_path: str, preset: Preset, runs: int, timeout_s: float, env: dict,
+              sequential: Sequential | None = None) -> None:
     for j in group:
         j.workdir.mkdir(parents=True, exist_ok=True)
     if len(group) == 1:
@@ -214,7 +262,11 @@ def run_group(group: list[Job], hf_path: str, preset: Preset, runs: int, timeout
                             env=env, timeout_s=timeout_s, prepare=job.prepare)
         _absorb(job, inv)
     else:
-        for r in range(runs):
+        rounds = sequential.looks[-1] if sequential else runs
+        for r in range(rounds):
+            if sequential and r in sequential.looks and (
+                    sequential.decided(group) or not _budget_for(group, r, sequential, timeout_s)):
+                break
             order = group if r % 2 == 0 else list(reversed(group))
             for job in order:
                 if job.status == "failed":
@@ -222,7 +274,7 @@ def run_group(group: list[Job], hf_path: str, preset: Preset, runs: int, timeout
                 left = timeout_s - job.used_s
                 if left <= 0:
                     job.fail(f"timed out: {timeout_s:g} s (the limit per benchmark: --timeout, else the preset's) "
-                             f"used up after {r} of {runs} rounds")
+                             f"used up after {r} of {rounds} rounds")
                     continue
                 inv = hyperfine.run(hf_path, job.command, runs=1, warmup=preset.warmup if r == 0 else 0,
                                     workdir=job.workdir, env=env, timeout_s=left, prepare=job.prepare, tag=f"hf{r}")
@@ -230,6 +282,13 @@ def run_group(group: list[Job], hf_path: str, preset: Preset, runs: int, timeout
     for j in group:
         _finish(j)
         shutil.rmtree(j.workdir, ignore_errors=True)  # setup data can be large
+
+
+def _budget_for(group: list[Job], done: int, seq: Sequential, timeout_s: float) -> bool:
+    """Whether every side has the time for the next look's rounds, at its pace so far:
+    extra rounds are a bonus and never make a benchmark time out."""
+    nxt = next((n for n in seq.looks if n > done), done)
+    return all(j.used_s + (j.used_s / done) * (nxt - done) <= timeout_s for j in group if done)
 
 
 def cross_check(jobs: list[Job]) -> None:

@@ -70,26 +70,22 @@ def record_of(argv: list[str], cwd: Path) -> dict:
 
 
 def measured_docs(program: str, specs, factor: float, runs: int, work: Path) -> tuple[dict, dict, dict]:
-    """Real runs through hyperfine, interleaved (calibration.measure_interleaved): results
-    documents for A, A again, and A with its workload scaled by factor."""
-    from benchpipe import calibration, tools
+    """Real runs through `bench run`'s engine (runner.run_group, interleaved rounds, the
+    programs' own records): results documents for A, A again, and A with its workload
+    scaled by factor."""
+    import dataclasses
+    from benchpipe import calibration, catalogue, runner, tools, toolchains
     hf = tools.require("hyperfine")
+    preset = catalogue.load().preset("quick")
+    built = toolchains.Built("go", "go", "gobench", toolchains.program_toolchain(program), "local", "go", program,
+                             "a", "c" * 40)
     sides = ([], [], [])
-    for spec in specs:
+    for i, spec in enumerate(specs):
         scaled = calibration.scale_spec(spec, factor)
-        a, b = spec.argv(program), scaled.argv(program)
-        got = calibration.measure_interleaved(hf, a, b, runs, None, work, 120)
-        for side, samples, argv in zip(sides, got, (a, a, b)):
-            rec = record_of(argv, work)
-            k = {"scenario": rec["scenario"], "variant": rec["variant"], "lang": rec["lang"], "build": rec["build"],
-                 "toolchain": rec["toolchain"],
-                 "params": {n: rec["params"][n] for n in spec.params}}
-            side.append({"id": key_id(k), "key": k, "status": "ok", "command": argv,
-                         "samples": {"wall_s": samples.wall_s, "user_s": samples.cpu_s,
-                                     "sys_s": [0.0] * runs, "peak_rss_bytes": samples.peak_rss_bytes},
-                         # calibration's engine keeps one record a side: give each run its own
-                         # window, from the run's wall and CPU time
-                         "records": [{**rec, "elapsed_s": w, "window_cpu_s": {"user": c, "sys": 0.0},
-                                      "peak_rss_bytes": m}
-                                     for w, c, m in zip(samples.wall_s, samples.cpu_s, samples.peak_rss_bytes)]})
+        jobs = [runner.make_jobs([s], [dataclasses.replace(built, label=label)], work / f"{i}-{label}", ab=True)[0]
+                for s, label in ((spec, "a"), (spec, "a2"), (scaled, "b"))]
+        runner.run_group(jobs, hf, preset, runs, 600, {})
+        for side, job in zip(sides, jobs):
+            assert job.status == "ok", job.reason
+            side.append(job.to_json())
     return tuple(doc(s) for s in sides)

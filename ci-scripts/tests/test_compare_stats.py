@@ -181,3 +181,45 @@ def test_paired_says_when_there_are_not_enough_pairs_and_what_it_could_see():
     rng = np.random.default_rng(13)
     c = stats.compare_paired(*_drifted_ab(rng, 0.0, n=20))
     assert c.verdict == stats.NO_CHANGE and c.resolution is not None and 0.02 <= c.resolution < 0.05
+
+
+def _job(windows, status="ok"):
+    from types import SimpleNamespace
+    return SimpleNamespace(records=[{"elapsed_s": w} for w in windows], status=status)
+
+
+def test_sequential_design_stops_when_decided_and_goes_on_when_not():
+    from benchpipe import runner
+    seq = runner.sequential_design(10, 30)
+    assert seq.looks == (10, 20, 30) and seq.alpha_per_look == pytest.approx(stats.DEFAULT_ALPHA / 3)
+    assert runner.sequential_design(10, 10) is None
+    assert runner.sequential_design(10, 25).looks == (10, 20, 25)
+    rng = np.random.default_rng(5)
+    base = list(1.0 * np.exp(rng.normal(0, 0.002, 10)))
+    clear = [b * 1.10 for b in base]                                   # flagged: decided
+    same = [b * np.exp(rng.normal(0, 0.002)) for b in base]            # interval inside the band: decided
+    unsure = [b * np.exp(rng.normal(0.02, 0.03)) for b in base]        # straddles the threshold: go on
+    assert seq.decided([_job(base), _job(clear)])
+    assert seq.decided([_job(base), _job(same)])
+    assert not seq.decided([_job(base), _job(unsure)])
+    assert not seq.decided([_job(base), _job(same), _job(unsure)])     # every side must be decided
+    assert seq.decided([_job(base), _job(unsure, status="failed")])    # nothing more to learn there
+
+
+def test_sequential_looks_keep_false_alarms_at_alpha():
+    """A/A with drift, sampled until sure (looks at 10, 20, 30 pairs), judged at each
+    stop at alpha / 3: the false-alarm rate over many trials stays at or under alpha."""
+    from benchpipe import runner
+    seq = runner.sequential_design(10, 30, threshold=0.0)
+    rng = np.random.default_rng(21)
+    trials, flagged, pairs = 400, 0, []
+    for _ in range(trials):
+        b, h = _drifted_ab(rng, 0.0, n=30, cv=0.01)
+        for n in seq.looks:
+            if n == seq.looks[-1] or seq.decided([_job(b[:n]), _job(h[:n])]):
+                break
+        c = stats.compare_paired(b[:n], h[:n], alpha=seq.alpha_per_look, threshold=0.0)
+        flagged += c.flagged
+        pairs.append(n)
+    assert flagged <= 0.01 * trials + 3, flagged   # alpha, give or take the binomial spread
+    assert max(pairs) == 30                        # undecided comparisons did take more pairs

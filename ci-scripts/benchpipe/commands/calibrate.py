@@ -28,6 +28,9 @@ def add_arguments(p):
     p.add_argument("--repeats", type=int, default=50, help="A/A and A/B comparisons per family (default: 50)")
     p.add_argument("--factor", type=float, default=1.05, help="workload scale of B (default: 1.05)")
     p.add_argument("--runs", type=int, default=0, help="runs per side and comparison (default: the preset's)")
+    p.add_argument("--max-runs", type=int, default=0, metavar="N",
+                   help="sample until sure up to N rounds, as `bench run` does for interleaved sides "
+                        "(default: 3 x --runs; = --runs: fixed)")
     p.add_argument("--alpha", type=float, default=stats.DEFAULT_ALPHA, help=f"significance level (default: {stats.DEFAULT_ALPHA})")
     p.add_argument("--threshold", type=float, default=stats.DEFAULT_THRESHOLD,
                    help=f"practical threshold, relative (default: {stats.DEFAULT_THRESHOLD})")
@@ -55,6 +58,9 @@ def run(args) -> int:
     runs = args.runs or preset.runs
     if runs < 3:
         raise UsageError("--runs must be >= 3")
+    if args.max_runs and args.max_runs < runs:
+        raise UsageError("--max-runs must be at least --runs")
+    seq = runner.sequential_design(runs, args.max_runs or 3 * runs, args.alpha, args.threshold)
     specs = select(cat, args.preset, args)
     specs = [s for s in specs if s.scenario.name != "mysql" or os.environ.get("BENCH_MYSQL_DSN")]
     if args.per_scenario:
@@ -82,7 +88,7 @@ def run(args) -> int:
     try:
         for i, spec in enumerate(specs, 1):
             families.append(_calibrate_family(spec, programs[spec.build.name], hyperfine, runs, args, preset,
-                                              work / f"{i:03d}", f"[{i}/{len(specs)}]"))
+                                              work / f"{i:03d}", f"[{i}/{len(specs)}]", seq))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     doc = calibration.document(args.preset, runs, args.repeats, args.factor, args.alpha, args.threshold, families)
@@ -92,7 +98,7 @@ def run(args) -> int:
     return 0
 
 
-def _calibrate_family(spec, built, hyperfine, runs, args, preset, work: Path, tag) -> dict:
+def _calibrate_family(spec, built, hyperfine, runs, args, preset, work: Path, tag, seq) -> dict:
     """The family's three sides as jobs of `bench run` (A, A', B labelled a, a2, b), run
     as one interleaved group per repeat, and judged as `bench compare` judges."""
     scaled = calibration.scale_spec(spec, args.factor)
@@ -105,14 +111,15 @@ def _calibrate_family(spec, built, hyperfine, runs, args, preset, work: Path, ta
     rounds, t0 = [], time.monotonic()
     for r in range(args.repeats):
         jobs = [runner.fresh_job(j) for j in templates]
-        runner.run_group(jobs, hyperfine, preset, runs, preset.timeout_s, env)
+        runner.run_group(jobs, hyperfine, preset, runs, preset.timeout_s, env, seq)
         failed = [j for j in jobs if j.status != "ok"]
         if failed:
             raise BenchError(f"{name}: {failed[0].key.get('label')} side {failed[0].status}: {failed[0].reason}")
         rounds.append(tuple(j.to_json() for j in jobs))
         if sys.stderr.isatty() or (r + 1) % 10 == 0 or r + 1 == args.repeats:
             print(f"{tag} {name}: {r + 1}/{args.repeats} repeats ({time.monotonic() - t0:.0f} s)", file=sys.stderr)
-    return calibration.family_result(spec, eff, rounds, args.alpha, args.threshold)
+    return calibration.family_result(spec, eff, rounds, args.alpha, args.threshold,
+                                     looks=len(seq.looks) if seq else 1)
 
 
 def _print(doc: dict) -> None:
@@ -122,13 +129,14 @@ def _print(doc: dict) -> None:
 
     t = Table(title=f"calibration: A/A and A vs A x{doc['factor']} ({doc['runs']} runs a side, alpha {doc['alpha']}, "
                     f"threshold {doc['threshold']:.1%}; timed window, paired)")
-    for col in ("family", "size x", "median window", "robust CV", "could see", "false alarms", "detected",
+    for col in ("family", "size x", "median window", "robust CV", "pairs", "could see", "false alarms", "detected",
                 "cpu: false alarms", "cpu: detected", "memory: false alarms"):
         t.add_column(col, justify="left" if col == "family" else "right", overflow="fold")
     for f in doc["families"]:
         t.add_row(escape(f["id"]), f"{f['effective_factor']:.3f}",
                   f"{f['median_window_s'] * 1e3:.1f} ms" if f.get("median_window_s") else "-",
                   f"{f['robust_cv']:.2%}" if f["robust_cv"] is not None else "-",
+                  f"{f['median_pairs']:g}" if f.get("median_pairs") is not None else "-",
                   f"±{f['resolution']:.1%}" if f.get("resolution") is not None else "-",
                   f"{f['aa']['flagged']}/{f['aa']['comparisons']}", f"{f['ab']['flagged']}/{f['ab']['comparisons']}",
                   *(f"{f[k]['flagged']}/{f[k]['comparisons']}" if f.get(k) else "-"

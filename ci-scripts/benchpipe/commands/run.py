@@ -35,6 +35,9 @@ def add_arguments(p):
     p.add_argument("--manifest", help="use the programs of this build manifest instead of building")
     p.add_argument("--runs", type=int, help="measured runs per benchmark (default: the preset's)")
     p.add_argument("--timeout", type=float, help="wall-clock limit per benchmark in seconds (default: the preset's)")
+    p.add_argument("--max-runs", type=int, metavar="N",
+                   help="interleaved sides (--ab-base, several toolchains): sample until sure, adding --runs more "
+                        "rounds while a comparison is undecided, up to N (default: 3 x --runs; = --runs: fixed)")
     p.add_argument("--out", help="output folder (default: results/<UTC timestamp>/)")
     p.add_argument("--no-summary", action="store_true", help="do not print the summary table at the end")
     p.add_argument("--scale", type=float, default=1.0, metavar="F",
@@ -98,6 +101,8 @@ def run(args) -> int:
     toolchains.parse_list(args.rust, "rust")
     if args.runs is not None and args.runs < 1:
         raise UsageError("--runs must be >= 1")
+    if args.max_runs is not None and args.max_runs < (args.runs or preset.runs):
+        raise UsageError("--max-runs must be at least --runs (the preset's runs when not given)")
     if args.ab_base and not Path(args.ab_base).is_dir():
         raise UsageError(f"--ab-base {args.ab_base}: no such directory")
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
@@ -135,8 +140,10 @@ def _run(args, cat, preset, specs, out: Path) -> int:
                   "its benchmarks are not run", file=sys.stderr)
         # CI cancelling the job (SIGTERM) unwinds like Ctrl-C: hyperfine's process
         # group is killed and a throwaway MySQL server stopped on the way out.
+        seq = runner.sequential_design(runs, args.max_runs or 3 * runs)
+        interleaved = any(len(g) > 1 for g in runner.groups(jobs))
         with mysqlserver.sigterm_as_interrupt():
-            code = _run_jobs(jobs, preset, runs, timeout_s, hf_path)
+            code = _run_jobs(jobs, preset, runs, timeout_s, hf_path, seq)
     finally:
         shutil.rmtree(workroot, ignore_errors=True)
     wall = time.monotonic() - started
@@ -150,15 +157,15 @@ def _run(args, cat, preset, specs, out: Path) -> int:
                           hyperfine_version=hf_version, labels=labels)
     if args.scale != 1:
         env["scale"] = args.scale
+    if seq and interleaved:
+        env["sequential"] = seq.to_json()
     doc = runner.document(env, jobs)
     results.write(out / "results.json", doc)
     fsutil.atomic_write_json(out / "benchmark-action.json", action.entries(doc))
     md = summary.markdown_text(doc)
     fsutil.atomic_write_text(out / "summary.md", md)
-    step = os.environ.get("GITHUB_STEP_SUMMARY")
-    if step:
-        with open(step, "a", encoding="utf-8") as fh:
-            fh.write(md + "\n")
+    # The job summary has one writer, the workflow's Summary step (`bench summary
+    # --markdown "$GITHUB_STEP_SUMMARY"`): writing it here too showed the table twice.
     if not args.no_summary:
         summary.print_terminal(doc, summary.console())
     failed = sum(j.status == "failed" for j in jobs)
@@ -178,7 +185,7 @@ def _run(args, cat, preset, specs, out: Path) -> int:
     return code
 
 
-def _run_jobs(jobs, preset, runs, timeout_s, hf_path) -> int:
+def _run_jobs(jobs, preset, runs, timeout_s, hf_path, seq=None) -> int:
     env = {**os.environ, "PATH": tools.path_with_extras()}
     groups = runner.groups(jobs)
     needs_mysql = any(j.key["scenario"] == "mysql" for j in jobs)
@@ -195,7 +202,7 @@ def _run_jobs(jobs, preset, runs, timeout_s, hf_path) -> int:
                         rep.end(j.name, "skipped", j.reason)
                     continue
                 rep.begin(names)
-                runner.run_group(group, hf_path, preset, runs, timeout_s, env)
+                runner.run_group(group, hf_path, preset, runs, timeout_s, env, seq)
                 for j in group:
                     detail = j.reason if j.status != "ok" else (
                         f"median {sorted(j.times)[len(j.times) // 2]:.4g} s" if j.times else "")

@@ -1,10 +1,10 @@
 """`bench summary RESULTS [--markdown FILE]`: Go against Rust per scenario and size
 (median time with spread, median peak memory, ratios to Go) on the terminal, and as
-Markdown into FILE and/or $GITHUB_STEP_SUMMARY (appended) when that is set."""
+Markdown into FILE (the workflow passes "$GITHUB_STEP_SUMMARY": the job summary's one
+writer)."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from benchpipe import fsutil, results
@@ -25,8 +25,4 @@ def run(args) -> int:
     summary.print_terminal(doc, summary.console())
     if args.markdown:
         fsutil.atomic_write_text(Path(args.markdown), md + "\n")
-    step = os.environ.get("GITHUB_STEP_SUMMARY")
-    if step:
-        with open(step, "a", encoding="utf-8") as fh:
-            fh.write(md + "\n")
     return 0
