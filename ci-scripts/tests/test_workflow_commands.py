@@ -81,6 +81,11 @@ def test_matrix_dispatch_inputs_and_self_hosted_runners(capsys):
     assert len(rows) == 2 * 2 * 2
 
 
+def test_matrix_takes_go_versions_spelled_as_build_spells_them(capsys):
+    rows = matrix(capsys, "--event", "workflow_dispatch", "--go", "go1.25.5,stable", "--os", "ubuntu-latest")
+    assert {r["go"] for r in rows} == {"1.25.5", "stable"}
+
+
 def test_matrix_empty_dispatch_inputs_take_the_event_defaults(capsys):
     rows = matrix(capsys, "--event", "push", "--preset", "", "--scenarios", "", "--os", "", "--go", "", "--rust", "",
                   "--runners", "")
@@ -95,6 +100,7 @@ def test_matrix_empty_dispatch_inputs_take_the_event_defaults(capsys):
     ["--event", "workflow_dispatch", "--rust", "$(id)"],
     ["--event", "workflow_dispatch", "--os", "ubuntu-latest,ubuntu-latest"],
     ["--event", "workflow_dispatch", "--runners", "self hosted"],
+    ["--event", "workflow_dispatch", "--os", "windows-latest", "--runners", "self-hosted,linux"],  # not silently one
     ["--event", "workflow_dispatch", "--go", "1.24,1.25,1.26,stable,oldstable", "--rust", "1.85,1.86,stable,beta,nightly",
      "--os", "a,b,c,d", "--preset", "full"],  # over GitHub's 256 jobs
 ])

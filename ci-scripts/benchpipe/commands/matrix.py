@@ -74,6 +74,8 @@ def _check(kind: str, values: list[str], pattern: re.Pattern) -> list[str]:
 
 def runners(os_text: str, runners_text: str) -> list[tuple[str, object]]:
     """[(slug, runs-on)]: runs-on is a label, or a list of labels for a self-hosted set."""
+    if runners_text.strip() and os_text.strip():
+        raise UsageError("give --os or --runners, not both (--runners replaces --os)")
     if runners_text.strip():
         out = []
         for entry in runners_text.split(";"):
@@ -115,7 +117,9 @@ def build(args) -> dict:
     preset = args.preset.strip() or preset0
     cat = catalogue.load()
     cat.preset(preset)  # unknown preset: usage error
-    go = _check("Go version", _split(args.go) or list(go0), _GO_RE)
+    # `build` and `run` spell a Go toolchain go1.25.5; actions/setup-go wants 1.25.5
+    go = _check("Go version", [v[2:] if re.match(r"^go\d", v) else v for v in _split(args.go)] or list(go0),
+                _GO_RE)
     rust = _check("Rust toolchain", _split(args.rust) or list(rust0), _RUST_RE)
     asked = _split(args.scenarios) or None
     specs = cat.benchmarks(preset, scenarios=asked)  # unknown scenario: usage error
