@@ -47,6 +47,19 @@ class Param:
     help: str = ""
     lang: str | None = None  # only this language's programs take it (e.g. Rust's hasher)
 
+    def accepts(self, value) -> bool:
+        """Whether value has this parameter's type: a whole number (or "cpus", "<k>cpus")
+        for int, a number for float, one of the choices for enum, text for a path."""
+        if isinstance(value, bool):
+            return False
+        if self.type == "int":
+            return isinstance(value, int) or is_cpus(value)
+        if self.type == "float":
+            return isinstance(value, (int, float))
+        if self.type == "enum":
+            return value in (self.choices or ())
+        return isinstance(value, str)
+
     def program_view(self) -> dict:
         """What the programs' `list` reports for this parameter."""
         out = {"type": self.type, "default": self.default}
@@ -220,7 +233,7 @@ def _parse(raw: dict, path: Path) -> Catalogue:
                     raise ValueError(f"scenario {name}: preset {preset}: unknown parameter {pname!r}")
                 if not isinstance(values, list) or not values:
                     raise ValueError(f"scenario {name}: preset {preset}: {pname} must be a non-empty list")
-                if params[pname].type == "int" and not all(isinstance(v, int) or is_cpus(v) for v in values):
+                if params[pname].type == "int" and not all(params[pname].accepts(v) for v in values):
                     raise ValueError(f"scenario {name}: preset {preset}: {pname} takes whole numbers, "
                                      "\"cpus\" or \"<k>cpus\"")
             grids[preset] = {k: tuple(v) for k, v in grid.items()}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchpipe import schema, strictjson
+from benchpipe import catalogue, schema, strictjson
 from benchpipe.errors import BenchError
 from benchpipe.fsutil import atomic_write_json
 
@@ -39,7 +39,6 @@ def load(path) -> dict:
     dupes = sorted({i for i in ids if ids.count(i) > 1})
     if dupes:
         raise BenchError(f"{path}: benchmark id {dupes[0]!r} appears more than once")
-    from benchpipe import catalogue
     cat = catalogue.load()
     for b in doc["benchmarks"]:
         if b["id"] != key_id(b["key"]):
@@ -54,7 +53,6 @@ def param_problem(key: dict, cat) -> str | None:
     """What is wrong with a key's parameters by the catalogue's types (a text value for
     a number, a value outside an enum's choices), or None. Scenarios the catalogue does
     not know (older results) are left to the schema."""
-    from benchpipe import catalogue
     sc = cat.scenarios.get(key["scenario"])
     if sc is None:
         return None
@@ -62,11 +60,7 @@ def param_problem(key: dict, cat) -> str | None:
         p = sc.params.get(name)
         if p is None:
             return f"parameter {name!r} is not one of {key['scenario']}'s"
-        ok = {"int": (isinstance(value, int) and not isinstance(value, bool)) or catalogue.is_cpus(value),
-              "float": isinstance(value, (int, float)) and not isinstance(value, bool),
-              "enum": value in (p.choices or ()),
-              "path": isinstance(value, str)}[p.type]
-        if not ok:
+        if not p.accepts(value):
             return f"parameter {name} = {value!r} is not a {p.type}" + (
                 f" (one of {', '.join(p.choices)})" if p.choices else "")
     return None

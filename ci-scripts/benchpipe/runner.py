@@ -229,9 +229,9 @@ class Sequential:
         return {"looks": list(self.looks), "alpha": self.alpha, "threshold": self.threshold}
 
     def decided(self, group: list[Job]) -> bool:
-        first = [r["elapsed_s"] for r in group[0].records]
+        first = measures.window_s({"records": group[0].records})
         for other in group[1:]:
-            xs = [r["elapsed_s"] for r in other.records]
+            xs = measures.window_s({"records": other.records})
             if any(j.status == "failed" for j in (group[0], other)) or len(xs) != len(first):
                 continue  # nothing more to learn from this pair
             c = stats.compare_paired(first, xs, alpha=self.alpha_per_look, threshold=self.threshold)

@@ -113,7 +113,7 @@ def test_calibrate_command_on_the_real_program(tmp_path, tmp_path_factory):
         pytest.skip("go is not installed")
     out = tmp_path / "calibration.json"
     rc = cli.main(["calibrate", "--preset", "smoke", "--scenario", "cpu", "--lang", "go", "--per-scenario", "1",
-                   "--repeats", "2", "--runs", "3", "--factor", "1.5", "--builds", str(build_dir), "--out", str(out)])
+                   "--repeats", "2", "--runs", "3", "--max-runs", "3", "--factor", "1.5", "--builds", str(build_dir), "--out", str(out)])
     assert rc == 0
     doc = calibration.load(out)
     assert doc["runs"] == 3 and doc["repeats"] == 2 and doc["factor"] == 1.5
@@ -121,7 +121,8 @@ def test_calibrate_command_on_the_real_program(tmp_path, tmp_path_factory):
     assert fam["scenario"] == "cpu" and fam["effective_factor"] == 1.5
     assert fam["aa"]["comparisons"] == fam["ab"]["comparisons"] == 2
     assert len(fam["aa"]["ratios"]) == 2 and fam["median_wall_s"] > fam["median_window_s"] > 0
-    # 3+3 runs cannot reach p < 0.01: every comparison is "too few samples", never a flag
+    # 3+3 runs (fixed: --max-runs 3) cannot reach p < 0.01: every comparison is "too few
+    # samples", never a flag
     assert fam["aa"]["flagged"] == 0 and fam["ab"]["flagged"] == 0
     assert json.loads(out.read_text())["summary"]["aa_comparisons"] == 2
 
