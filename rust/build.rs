@@ -3,8 +3,13 @@
 
 use std::{env, fs, path::Path, process::Command};
 
+#[path = "build_version.rs"]
+mod build_version;
+use build_version::toolchain_version;
+
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=build_version.rs");
     println!("cargo:rerun-if-changed=Cargo.lock");
 
     // Cargo runs build scripts with RUSTC set to the compiler of this build.
@@ -16,9 +21,7 @@ fn main() {
         .filter(|out| out.status.success())
         .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_owned())
         .unwrap_or_default();
-    // "rustc 1.97.0-nightly (abcdef012 2026-05-01)" -> "1.97.0-nightly"
-    let version = line.split_whitespace().nth(1).unwrap_or("unknown");
-    println!("cargo:rustc-env=RSBENCH_RUSTC_VERSION={version}");
+    println!("cargo:rustc-env=RSBENCH_RUSTC_VERSION={}", toolchain_version(&line));
     println!("cargo:rustc-env=RSBENCH_RUSTC_VERBOSE={line}");
 
     let manifest_dir = env::var("CARGO_MANIFEST_DIR").unwrap_or_default();
@@ -44,3 +47,4 @@ fn locked_version<'a>(lock: &'a str, krate: &str) -> Option<&'a str> {
     }
     None
 }
+

@@ -233,17 +233,51 @@ def _family_lang(key: dict) -> str:
     return family_id(key)  # the build names the language
 
 
+def names_toolchain(bench: dict, name: str) -> bool:
+    """Whether a side name names this benchmark's toolchain, the way people name versions:
+    its channel as built (stable, oldstable, beta, nightly, local, 1.25.x), its exact id
+    (go1.26.8, rust1.95.0), the version alone (1.90.0, 1.26.8), or a Go minor (1.25.x)."""
+    tc, lang = bench["key"]["toolchain"], bench["key"]["lang"]
+    if name in (bench.get("channel"), tc, f"{lang}{name}"):
+        return True
+    m = re.match(r"^(?:go|rust)?(\d+\.\d+)\.x$", name)
+    return bool(m) and tc.startswith(f"{lang}{m.group(1)}.")
+
+
+def _toolchain_sides(benches, base, head):
+    """Per language: the benchmarks whose toolchain the base and the head name."""
+    groups = []
+    for lang in sorted({b["key"]["lang"] for b in benches}):
+        mine = [b for b in benches if b["key"]["lang"] == lang]
+        sides = [[b for b in mine if names_toolchain(b, n)] for n in (base, head)]
+        if not all(sides):
+            continue
+        ids = [sorted({b["key"]["toolchain"] for b in side}) for side in sides]
+        for name, found in zip((base, head), ids):
+            if len(found) > 1:
+                raise UsageError(f"{name!r} names {len(found)} {lang} toolchains of the file "
+                                 f"({', '.join(found)}); name one")
+        if ids[0] == ids[1]:
+            raise UsageError(f"--base {base!r} and --head {head!r} are the same {lang} toolchain ({ids[0][0]})")
+        groups.append((ids[0][0], ids[1][0], sides[0], sides[1], _family_lang))
+    return groups
+
+
 def _explicit(benches, sides, base, head):
-    for kind, field_, ident in (("labels", "label", _id_without_label),
-                                ("toolchains", "toolchain", _family_lang),
-                                ("builds", "build", _id_without_build)):
-        known = sides[kind] if kind != "toolchains" else sorted({t for v in sides[kind].values() for t in v})
-        if base in known and head in known:
-            return kind, [(base, head, [x for x in benches if x["key"].get(field_) == base],
-                           [x for x in benches if x["key"].get(field_) == head], ident)]
+    if base in sides["labels"] and head in sides["labels"]:
+        return "labels", [(base, head, [x for x in benches if x["key"].get("label") == base],
+                           [x for x in benches if x["key"].get("label") == head], _id_without_label)]
+    groups = _toolchain_sides(benches, base, head)
+    if groups:
+        return "toolchains", groups
+    if base in sides["builds"] and head in sides["builds"]:
+        return "builds", [(base, head, [x for x in benches if x["key"]["build"] == base],
+                           [x for x in benches if x["key"]["build"] == head], _id_without_build)]
+    chans = sorted({f"{b['key']['lang']} {b['channel']}" for b in benches if b.get("channel")})
     raise UsageError(f"--base {base!r} and --head {head!r} are not two labels, toolchains or builds of the file "
                      f"(labels: {', '.join(sides['labels']) or 'none'}; builds: {', '.join(sides['builds'])}; "
-                     f"toolchains: {', '.join(t for v in sides['toolchains'].values() for t in v)})")
+                     f"toolchains: {', '.join(t for v in sides['toolchains'].values() for t in v)}"
+                     + (f"; channels: {', '.join(chans)}" if chans else "") + ")")
 
 
 # ---------------------------------------------------------------- comparing

@@ -79,6 +79,8 @@ class Job:
 
     def to_json(self) -> dict:
         out = {"id": self.id, "key": self.key, "status": self.status}
+        if self.built.channel:
+            out["channel"] = self.built.channel
         reason = self.reason if self.status != "ok" else "; ".join(self.warnings)
         if reason:
             out["reason"] = reason

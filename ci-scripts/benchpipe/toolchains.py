@@ -1,7 +1,10 @@
 """Building the programs once per toolchain, and the build manifest.
 
 Go: `GOTOOLCHAIN=<ver> go build -o <out> .` in <source>/go (`local` = the go on PATH;
-a named version is fetched by the go command itself, the standard way).
+a named version is fetched by the go command itself, the standard way). Channels
+(`stable`, `oldstable`, `1.25.x`) are resolved to the newest release they name from the
+Go module proxy's list of toolchains (`go list -m -versions golang.org/toolchain`), the
+list the go command itself downloads toolchains from.
 Rust: `cargo +<tc> build --release --target-dir <per-toolchain dir>` in <source>/rust,
 after `rustup toolchain install <tc> --profile minimal` when <tc> is missing
 (`local` = the cargo on PATH with its default toolchain).
@@ -9,7 +12,9 @@ after `rustup toolchain install <tc> --profile minimal` when <tc> is missing
 Target dirs are kept between builds: cargo and go decide what is stale, we never wipe.
 The manifest (<out>/manifest.json) lists every program built: build name from the
 catalogue, lang, toolchain id as the program prints it (go1.26.8, rust1.95.0), the full
-version string, the absolute path, the label (head/base) and the source commit."""
+version string, the channel it was asked for (what a trend series is keyed by, so a
+compiler release is a point on a series: stable, oldstable, beta, nightly, 1.25.x, a
+pinned 1.90.0, local), the absolute path, the label (head/base) and the source commit."""
 
 from __future__ import annotations
 
@@ -18,6 +23,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -27,7 +33,7 @@ from benchpipe.errors import BenchError, UsageError
 
 MANIFEST_SCHEMA = "gorust-bench.manifest/1"
 EXE = ".exe" if sys.platform == "win32" else ""
-_GO_RE = re.compile(r"^(local|go\d+\.\d+(\.\d+)?((rc|beta)\d+)?)$")
+_GO_RE = re.compile(r"^(local|stable|oldstable|go\d+\.\d+(\.\d+|\.x)?((rc|beta)\d+)?|\d+\.\d+(\.\d+|\.x))$")
 _RUST_RE = re.compile(r"^(local|stable|beta|nightly(-\d{4}-\d{2}-\d{2})?|\d+\.\d+(\.\d+)?)$")
 
 
@@ -42,6 +48,7 @@ class Built:
     path: str  # absolute path of the executable
     label: str
     commit: str
+    channel: str = ""  # stable, oldstable, beta, nightly, 1.25.x, 1.90.0, local (see channel_of)
 
 
 def parse_list(text: str | None, lang: str) -> list[str]:
@@ -54,11 +61,74 @@ def parse_list(text: str | None, lang: str) -> list[str]:
             continue
         rx = _GO_RE if lang == "go" else _RUST_RE
         if not rx.match(name):
-            example = "go1.26.8 or local" if lang == "go" else "stable, beta, nightly, 1.90.0 or local"
+            example = ("stable, oldstable, 1.25.x, go1.26.8 or local" if lang == "go"
+                       else "stable, beta, nightly, 1.90.0 or local")
             raise UsageError(f"unknown {lang} toolchain {name!r} (expected e.g. {example})")
         if name not in out:
             out.append(name)
     return out
+
+
+def channel_of(request: str, lang: str) -> str:
+    """The name a trend series is kept under: the channel as asked for, pinned versions
+    without the language prefix (go1.25.5 -> 1.25.5, go1.25.x -> 1.25.x)."""
+    if lang == "go" and re.match(r"^go\d", request):
+        return request[2:]
+    return request
+
+
+_GO_RELEASE = re.compile(r"^v0\.0\.1-go(\d+)\.(\d+)(?:\.(\d+))?\.([a-z0-9]+)-([a-z0-9]+)$")
+
+
+def go_releases(go: str) -> list[tuple[int, int, int]]:
+    """The Go releases (no rc/beta) the module proxy offers for this host, oldest first."""
+    env = _env({"GOTOOLCHAIN": "local", "GOFLAGS": "-mod=mod", "GO111MODULE": "on"})
+    hostos = _run([go, "env", "GOHOSTOS"], Path.cwd(), env, "go env", True).strip()
+    hostarch = _run([go, "env", "GOHOSTARCH"], Path.cwd(), env, "go env", True).strip()
+    with tempfile.TemporaryDirectory(prefix="bench-go-") as tmp:  # outside any module
+        out = _run([go, "list", "-m", "-versions", "-json", "golang.org/toolchain"], Path(tmp), env,
+                   "go list -m -versions golang.org/toolchain (the Go releases)", True)
+    try:
+        versions = json.loads(out).get("Versions") or []
+    except ValueError as err:
+        raise BenchError(f"go list -m -versions golang.org/toolchain: unreadable output ({err})") from None
+    found = set()
+    for v in versions:
+        m = _GO_RELEASE.match(v)
+        if m and (m.group(4), m.group(5)) == (hostos, hostarch):
+            found.add((int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)))
+    return sorted(found)
+
+
+def pick_go(request: str, releases: list[tuple[int, int, int]]) -> str:
+    """A Go channel to the release it names: stable (newest), oldstable (newest of the
+    minor before), 1.25.x (newest 1.25); a pinned version or local as it is."""
+    m = re.match(r"^(?:go)?(\d+)\.(\d+)\.x$", request)
+    if request not in ("stable", "oldstable") and not m:
+        return request if request == "local" or request.startswith("go") else f"go{request}"
+    minors = sorted({(a, b) for a, b, _ in releases})
+    if m:
+        want = (int(m.group(1)), int(m.group(2)))
+    elif len(minors) >= (1 if request == "stable" else 2):
+        want = minors[-1] if request == "stable" else minors[-2]
+    else:
+        raise BenchError(f"go {request}: the module proxy lists no such release")
+    patches = [p for a, b, p in releases if (a, b) == want]
+    if not patches:
+        raise BenchError(f"go {request}: the module proxy lists no go{want[0]}.{want[1]} release")
+    return f"go{want[0]}.{want[1]}.{max(patches)}"
+
+
+def resolve_go(request: str, go: str) -> str:
+    """What GOTOOLCHAIN gets for a request (local, or a go1.X.Y)."""
+    if request in ("stable", "oldstable") or request.endswith(".x"):
+        try:
+            releases = go_releases(go)
+        except BenchError as err:
+            raise BenchError(f"go {request}: cannot list the Go releases ({err}); name a version "
+                             f"(go1.26.8) or local instead") from None
+        return pick_go(request, releases)
+    return pick_go(request, [])
 
 
 def git_commit(source: Path) -> str:
@@ -104,7 +174,10 @@ def build_go(cat: Catalogue, source: Path, request: str, out_dir: Path, label: s
     src = source / "go"
     if not (src / "go.mod").is_file():
         raise BenchError(f"{src}: no Go program here (go.mod missing)")
-    env = _env({"GOTOOLCHAIN": "local" if request == "local" else request})
+    resolved = resolve_go(request, go)
+    if resolved != request and not quiet:
+        print(f"build: go {request} is {resolved}", file=sys.stderr, flush=True)
+    env = _env({"GOTOOLCHAIN": resolved})
     tags = []
     if sqlite:
         env.update(sqlite.go_env(env))
@@ -121,7 +194,8 @@ def build_go(cat: Catalogue, source: Path, request: str, out_dir: Path, label: s
     for b in builds:
         exe = dest / (b.program + EXE)
         _run([go, "build", "-trimpath", *tags, "-o", str(exe), "."], src, env, what, quiet)
-        out.append(Built(b.name, "go", b.program, program_toolchain(str(exe)), request, version, str(exe), label, git_commit(source)))
+        out.append(Built(b.name, "go", b.program, program_toolchain(str(exe)), request, version, str(exe), label,
+                         git_commit(source), channel_of(request, "go")))
     return out
 
 
@@ -170,7 +244,8 @@ def build_rust(cat: Catalogue, source: Path, request: str, out_dir: Path, label:
         exe = target / "release" / (b.program + EXE)
         if not exe.is_file():
             raise BenchError(f"cargo build ({request}) did not produce {exe}")
-        out.append(Built(b.name, "rust", b.program, program_toolchain(str(exe)), request, version, str(exe), label, git_commit(source)))
+        out.append(Built(b.name, "rust", b.program, program_toolchain(str(exe)), request, version, str(exe), label,
+                         git_commit(source), channel_of(request, "rust")))
     return out, sqlite_link.find(target, cargo, rustc, plus, src, env)
 
 

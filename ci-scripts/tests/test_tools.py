@@ -6,7 +6,7 @@ import pytest
 from conftest import run_bench
 
 from benchpipe import toolchains, tools
-from benchpipe.errors import UsageError
+from benchpipe.errors import BenchError, UsageError
 
 
 def test_doctor_reports_every_tool():
@@ -26,6 +26,7 @@ def test_hyperfine_is_new_enough():
 @pytest.mark.parametrize("lang, text, expected", [
     ("go", "go1.26.8,local", ["go1.26.8", "local"]),
     ("go", " go1.25 , go1.25 ", ["go1.25"]),
+    ("go", "stable,oldstable,1.25.x,go1.24.x,1.25.5", ["stable", "oldstable", "1.25.x", "go1.24.x", "1.25.5"]),
     ("rust", "stable,beta,nightly,1.90.0,nightly-2026-01-02", ["stable", "beta", "nightly", "1.90.0", "nightly-2026-01-02"]),
 ])
 def test_toolchain_lists(lang, text, expected):
@@ -36,6 +37,38 @@ def test_toolchain_lists(lang, text, expected):
 def test_bad_toolchain_names(lang, text):
     with pytest.raises(UsageError):
         toolchains.parse_list(text, lang)
+
+
+RELEASES = [(1, 24, 0), (1, 24, 13), (1, 25, 0), (1, 25, 5), (1, 26, 0), (1, 26, 8)]
+
+
+@pytest.mark.parametrize("request_, resolved", [
+    ("stable", "go1.26.8"), ("oldstable", "go1.25.5"), ("1.24.x", "go1.24.13"), ("go1.25.x", "go1.25.5"),
+    ("1.25.0", "go1.25.0"), ("go1.25.5", "go1.25.5"), ("local", "local"),
+])
+def test_go_channels_resolve_to_the_newest_release_they_name(request_, resolved):
+    assert toolchains.pick_go(request_, RELEASES) == resolved
+
+
+def test_go_channel_without_a_release_is_a_clear_error():
+    with pytest.raises(BenchError, match="1.99"):
+        toolchains.pick_go("1.99.x", RELEASES)
+
+
+@pytest.mark.parametrize("lang, request_, channel", [
+    ("go", "go1.25.5", "1.25.5"), ("go", "go1.25.x", "1.25.x"), ("go", "stable", "stable"),
+    ("rust", "1.90.0", "1.90.0"), ("rust", "nightly", "nightly"), ("go", "local", "local"),
+])
+def test_channel_names(lang, request_, channel):
+    assert toolchains.channel_of(request_, lang) == channel
+
+
+def test_go_releases_from_the_module_proxy():
+    """The list the go command downloads toolchains from (needs the module proxy)."""
+    releases = toolchains.go_releases(tools.require("go"))
+    assert (1, 25, 5) in releases and releases == sorted(releases)
+    minor = [int(toolchains.pick_go(c, releases).split(".")[1]) for c in ("oldstable", "stable")]
+    assert minor[0] + 1 == minor[1] and minor[1] >= 26
 
 
 def test_manifest_records_programs(programs):

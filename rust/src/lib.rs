@@ -58,7 +58,7 @@ pub mod build_info {
     pub const TOKIO_VERSION: &str = env!("RSBENCH_TOKIO_VERSION");
     pub const SQLX_VERSION: &str = env!("RSBENCH_SQLX_VERSION");
 
-    /// `rust1.95.0`, `rust1.97.0-nightly`
+    /// `rust1.95.0`, `rust1.96.0-beta.2`, `rust1.97.0-nightly-2026-05-19` (build.rs)
     pub fn toolchain() -> String {
         format!("rust{RUSTC_VERSION}")
     }
@@ -264,3 +264,7 @@ fn setup(inv: &Invocation) -> Result<()> {
         _ => Ok(()),
     }
 }
+
+#[cfg(test)]
+#[path = "../build_version.rs"]
+mod build_version;
