@@ -4,7 +4,9 @@ one process per core), SVG for the pages and PNG for the overview thumbnails.
 
 Kinds of chart (all named under charts/<scenario>/):
   size-<os>-<time|memory>.svg   Go against Rust per variant, against the size, log-log
-  trend-<os>-<family>.svg       one benchmark over commits: median, 95% CI band, change points
+  trend-<os>-<family>.svg       one benchmark over commits, a line per channel: median, 95% CI
+                                band, change points, and a grey mark where a channel moved
+                                to a new compiler release
   toolchains-<os>-<lang>.svg    newer against older toolchain: ratio of median times
 
 One palette everywhere: Go blue, Rust (system allocator) orange, Rust (mimalloc) dark
@@ -31,6 +33,7 @@ LANG_COLOURS = {"go": "#1f77b4", "rust": "#ff7f0e"}
 BUILD_LABEL = {"go": "Go", "rust-system": "Rust (system alloc)", "rust-mimalloc": "Rust (mimalloc)"}
 POINTS = (7, 5, 9, 11, 13, 15, 1, 2)
 CP_COLOUR = "#d62728"
+BUMP_COLOUR = "#777777"
 FONT = "sans,11"
 
 
@@ -151,7 +154,13 @@ def trend_charts(model: trends.Model, datadir: Path) -> list[Chart]:
                 d = s.entries[cp["index"]]["date"]
                 c = CP_COLOUR if cp["direction"] == "regression" else "#2ca02c"
                 arrows.append(f"set arrow from '{d}', graph 0 to '{d}', graph 1 nohead lc rgb '{c}' lw 1.5 dt 2 front")
-        pct = ", ".join(f"{(cp['ratio'] - 1) * 100:+.1f}% {s.key['toolchain']}" for s in group for cp in s.changepoints
+        for s in group:
+            for i, _old, new in s.bumps():
+                d = s.entries[i]["date"]
+                arrows.append(f"set arrow from '{d}', graph 0 to '{d}', graph 1 nohead lc rgb '{BUMP_COLOUR}' lw 1 dt 3 back")
+                arrows.append(f"set label {gq(new)} at '{d}', graph 0.97 right rotate by 90 font ',8' "
+                              f"tc rgb '{BUMP_COLOUR}' front noenhanced")
+        pct = ", ".join(f"{(cp['ratio'] - 1) * 100:+.1f}% {s.label}" for s in group for cp in s.changepoints
                         if cp.get("ratio"))
         one = len(group[0].entries) == 1 and len(group) == 1
 
@@ -160,7 +169,7 @@ def trend_charts(model: trends.Model, datadir: Path) -> list[Chart]:
             for i, s in enumerate(group):
                 c = colour if i == 0 else tint(colour, 0.45 + 0.15 * (i - 1))
                 band = tint(c, 0.6)
-                tc = s.key["toolchain"]
+                tc = s.label
                 plots.append(f"{gq(str(fname))} index {i} using 1:{col + 1}:{col + 2} with filledcurves "
                              f"fc rgb '{band}' fs transparent solid 0.35 notitle")
                 style = (f"linespoints pt {POINTS[i % len(POINTS)]} ps {0.9 if one else 0.5}"
@@ -169,6 +178,8 @@ def trend_charts(model: trends.Model, datadir: Path) -> list[Chart]:
                              f"dt {1 + i} title {gq(tc + ' median')}")
             if marks and any(s.changepoints for s in group):
                 plots.append(f"NaN with lines lc rgb '{CP_COLOUR}' dt 2 lw 1.5 title 'change point'")
+            if marks and any(s.bumps() for s in group):
+                plots.append(f"NaN with lines lc rgb '{BUMP_COLOUR}' dt 3 lw 1 title 'new compiler release'")
             return "\n".join([f"set title {gq(title)} noenhanced", f"set ylabel {gq(ylabel)}",
                               "plot " + ", \\\n     ".join(plots)])
 
@@ -181,7 +192,7 @@ def trend_charts(model: trends.Model, datadir: Path) -> list[Chart]:
             *arrows,
             panel(2, "timed window (s)", f"{k0['scenario']} {k0['variant']} {k0['build']} on {group[0].os}: timed window"
                   + (f"  [{pct}]" if pct else ""), True),
-            "unset arrow",
+            "unset arrow", "unset label",
             panel(5, "peak memory (MiB)", f"{format_params(k0['params'])}: peak memory (median, band: 95% CI)", False),
             "unset multiplot",
         ])

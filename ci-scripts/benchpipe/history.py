@@ -213,9 +213,47 @@ def run_record(doc: dict, run: str) -> dict:
     return rec
 
 
+def channel(entry: dict) -> str:
+    """The channel a benchmark's toolchain was asked for (entries written before channels
+    were kept: the exact toolchain, which was their series key then)."""
+    return entry.get("channel") or entry["key"]["toolchain"]
+
+
+def _round(x):
+    return None if x is None else float(f"{x:.6g}")
+
+
+def toolchain_verdicts(doc: dict) -> dict[str, dict]:
+    """benchmark id -> its comparison with the next older toolchain of its language in
+    the same run (measured interleaved on one runner: compare's toolchains mode, paired,
+    the statistics of pull requests). Empty for A/B runs and single-toolchain runs."""
+    from benchpipe import compare
+
+    if doc["env"].get("labels") or any(b["key"].get("label") for b in doc["benchmarks"]):
+        return {}
+    sides = compare.side_names(doc)["toolchains"]
+    if not any(len(tcs) > 1 for tcs in sides.values()) or not any(b["records"] for b in doc["benchmarks"]):
+        return {}  # (no records: a synthetic history has no timed windows to compare)
+    chan = {b["key"]["toolchain"]: b.get("channel") for b in doc["benchmarks"]}
+    report = compare.compare_docs([doc], ["results"])
+    out = {}
+    for c in report.comparisons:
+        if c.verdict in (compare.MISSING, compare.FAILED, compare.SKIPPED) or c.key["toolchain"] != c.head:
+            continue
+        v = {"toolchain": c.base, "verdict": c.verdict, "metrics": {}}
+        if chan.get(c.base):
+            v["channel"] = chan[c.base]
+        for m, sc in c.metrics.items():
+            v["metrics"][m] = {k: _round(getattr(sc, k)) for k in ("ratio", "ci_low", "ci_high", "p_value", "resolution")}
+            v["metrics"][m]["verdict"] = sc.verdict
+        out[results_mod.key_id(c.key)] = v
+    return out
+
+
 def entry_records(doc: dict, run: str) -> list[dict]:
     env = doc["env"]
     date = utc_date(env["timestamp"])
+    versus = toolchain_verdicts(doc)
     out = []
     for b in doc["benchmarks"]:
         if b["status"] != "ok":
@@ -228,6 +266,10 @@ def entry_records(doc: dict, run: str) -> list[dict]:
             "toolchain_version": env["toolchains"].get(tc, tc),
             "time_s": summarize(s["wall_s"]),
         }
+        if b.get("channel"):
+            e["channel"] = b["channel"]
+        if b["id"] in versus:
+            e["versus"] = versus[b["id"]]
         window = measures.window_s(b)
         if window:
             e["window_s"] = summarize(window)
@@ -491,44 +533,65 @@ def primary_time(entry: dict) -> dict:
     return entry.get("window_s") or entry["time_s"]
 
 
-def data_js_name(os_: str, toolchain: str) -> str:
-    """One benchmark-set name per OS and toolchain, so the action's charts never mix them."""
-    return f"{os_} {toolchain}"
+def data_js_name(os_: str, lang: str, chan: str) -> str:
+    """One benchmark-set name per OS, language and channel (`linux rust stable`): the
+    action compares each new entry with the set's previous one, so a compiler release
+    is compared with the version before it instead of starting a new set."""
+    return f"{os_} {lang} {chan}"
 
 
 def update_data_js(path, new_runs: list[dict], new_entries: list[dict], repo_url: str = "") -> int:
     """Append the new runs to github-action-benchmark's dev/bench/data.js (keeping
-    whatever the action itself wrote there). Returns the number of entries added."""
+    whatever the action itself wrote there). One entry per set and commit: the shards
+    of one commit (several runs) go into one entry, else the action, which compares
+    only with a set's latest entry, would compare each shard with the one before it
+    and never see the others. Returns the number of entries added or extended."""
     path = Path(path)
     data = read_data_js(path) if path.exists() else {"lastUpdate": 0, "repoUrl": repo_url, "entries": {}}
     if repo_url and not data.get("repoUrl"):
         data["repoUrl"] = repo_url
+    runs = {r["run"]: r for r in new_runs}
     by_group: dict[tuple[str, str], list[dict]] = {}
     for e in new_entries:
-        by_group.setdefault((e["run"], data_js_name(e["os"], e["key"]["toolchain"])), []).append(e)
-    runs = {r["run"]: r for r in new_runs}
-    added = 0
-    for (run, name), ents in sorted(by_group.items(), key=lambda kv: (next(r["date"] for r in new_runs if r["run"] == kv[0][0]), kv[0][1])):
-        r = runs[run]
-        stamp = int(datetime.fromisoformat(r["date"].replace("Z", "+00:00")).timestamp() * 1000)
+        by_group.setdefault((runs[e["run"]]["commit"], data_js_name(e["os"], e["key"]["lang"], channel(e))), []).append(e)
+    first_date = {}
+    for r in sorted(new_runs, key=lambda r: r["date"]):
+        first_date.setdefault(r["commit"], r["date"])
+    changed = 0
+    for (commit_id, name), ents in sorted(by_group.items(), key=lambda kv: (first_date[kv[0][0]], kv[0][1])):
+        r = runs[ents[0]["run"]]
         series = data["entries"].setdefault(name, [])
-        if any(x.get("commit", {}).get("id") == r["commit"] and x.get("date") == stamp for x in series):
-            continue
-        commit = {"id": r["commit"], "message": r.get("commit_message", ""), "timestamp": r["date"],
-                  "url": f"{data.get('repoUrl', '').rstrip('/')}/commit/{r['commit']}" if data.get("repoUrl") else ""}
-        benches = []
-        for e in sorted(ents, key=lambda x: x["id"]):
-            fam = results_mod.family_id(e["key"]) + (f"#{e['key']['label']}" if e["key"].get("label") else "")
-            t, m = primary_time(e), e["memory_bytes"]
-            benches.append({"name": f"{fam} time", "value": t["median"], "unit": "s",
-                            "range": f"± {(t['ci_high'] - t['ci_low']) / 2:.6g}",
-                            "extra": f"n={t['n']} ci95=[{t['ci_low']:.6g}, {t['ci_high']:.6g}] run={run}"})
-            benches.append({"name": f"{fam} peak memory", "value": round(m["median"] / 2**20, 3), "unit": "MiB",
-                            "range": f"± {(m['ci_high'] - m['ci_low']) / 2 / 2**20:.3f}",
-                            "extra": f"n={m['n']} run={run}"})
-        series.append({"commit": commit, "date": stamp, "tool": "customSmallerIsBetter", "benches": benches})
-        added += 1
-    if added:
+        entry = next((x for x in series if x.get("commit", {}).get("id") == commit_id), None)
+        if entry is None:
+            stamp = int(datetime.fromisoformat(first_date[commit_id].replace("Z", "+00:00")).timestamp() * 1000)
+            commit = {"id": commit_id, "message": r.get("commit_message", ""), "timestamp": r["date"],
+                      "url": f"{data.get('repoUrl', '').rstrip('/')}/commit/{commit_id}" if data.get("repoUrl") else ""}
+            entry = {"commit": commit, "date": stamp, "tool": "customSmallerIsBetter", "benches": []}
+            series.append(entry)
+        have = {b.get("name") for b in entry["benches"]}
+        fresh = [b for b in data_js_benches(ents) if b["name"] not in have]
+        if fresh:
+            entry["benches"].extend(fresh)
+            changed += 1
+    if changed:
         data["lastUpdate"] = int(datetime.now(timezone.utc).timestamp() * 1000)
         atomic_write_text(path, DATA_JS_PREFIX + json.dumps(data, indent=2) + "\n")
-    return added
+    return changed
+
+
+def data_js_benches(entries: list[dict]) -> list[dict]:
+    """customSmallerIsBetter benches of history entries: the timed window and peak
+    memory, named by family (no toolchain in the name: it survives a release), the
+    exact toolchain in `extra`."""
+    benches = []
+    for e in sorted(entries, key=lambda x: x["id"]):
+        fam = results_mod.family_id(e["key"]) + (f"#{e['key']['label']}" if e["key"].get("label") else "")
+        t, m = primary_time(e), e["memory_bytes"]
+        tc = e["key"]["toolchain"]
+        benches.append({"name": f"{fam} time", "value": t["median"], "unit": "s",
+                        "range": f"± {(t['ci_high'] - t['ci_low']) / 2:.6g}",
+                        "extra": f"{tc}; n={t['n']} ci95=[{t['ci_low']:.6g}, {t['ci_high']:.6g}] run={e['run']}"})
+        benches.append({"name": f"{fam} peak memory", "value": round(m["median"] / 2**20, 3), "unit": "MiB",
+                        "range": f"± {(m['ci_high'] - m['ci_low']) / 2 / 2**20:.3f}",
+                        "extra": f"{tc}; n={m['n']} run={e['run']}"})
+    return benches

@@ -6,7 +6,7 @@ Pages: no fetch(), per-scenario data is a .js file assigning a global, loaded wi
     render(history_dir, out_dir, ...) -> SiteReport
 
 Files written in out_dir: index.html, scenario-<name>.html, regressions.html,
-about.html, assets/, charts/ (svg, png), data/<scenario>.js, .cache/ (change points),
+compilers.html (newer compiler against older, same runner), about.html, assets/, charts/ (svg, png), data/<scenario>.js, .cache/ (change points),
 .nojekyll. Nothing else in out_dir is touched (the history, dev/bench/data.js)."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from pathlib import Path
 import jinja2
 
 from benchpipe.history import primary_time
-from benchpipe import ROOT, measures, catalogue as catalogue_mod, charts as charts_mod, history as history_mod, trends
+from benchpipe import ROOT, measures, catalogue as catalogue_mod, charts as charts_mod, history as history_mod, trends, versions
 from benchpipe.errors import BenchError
 from benchpipe.fsutil import atomic_write_text
 from benchpipe.results import family_id, format_params
@@ -151,6 +151,7 @@ def scenario_data(model: trends.Model, sc_name: str, size_param: str) -> dict:
         window = primary_time(e)
         rows.append({
             "id": kid, "os": os_, "lang": k["lang"], "build": k["build"], "toolchain": k["toolchain"],
+            "channel": e.get("channel", ""),
             "variant": k["variant"], "params": format_params(k["params"]), "size": k["params"].get(size_param),
             "time": [window["median"], window["ci_low"], window["ci_high"]],
             "wall": e["time_s"]["median"],
@@ -167,7 +168,7 @@ def scenario_data(model: trends.Model, sc_name: str, size_param: str) -> dict:
                                           "size": k["params"].get(size_param), "toolchains": [], "changepoints": 0})
         if k["toolchain"] not in t["toolchains"]:
             t["toolchains"].append(k["toolchain"])
-        s = model.series.get(f"{os_}|{kid}")
+        s = model.series.get(trends.series_id(e))
         t["changepoints"] += len(s.changepoints) if s else 0
     return {"scenario": sc_name, "size_param": size_param, "rows": rows, "trends": list(trend_list.values())}
 
@@ -261,6 +262,9 @@ def _render(out, history_dir, rep, t0, detect, jobs, cp_options, site_url, repo_
             tc_charts=tc_charts, data_file=f"data/{s['name']}.js", **common)
     pages["regressions.html"] = env.get_template("regressions.html.j2").render(
         page="regressions", changes=model.regressions, **common)
+    by_os = versions.rows(model)
+    pages["compilers.html"] = env.get_template("compilers.html.j2").render(
+        page="compilers", oses=by_os, summaries={o: versions.summary(rs) for o, rs in by_os.items()}, **common)
     pages["about.html"] = env.get_template("about.html.j2").render(
         page="about", presets=cat.presets, builds=cat.builds, catalogue=cat, machines=machines(model), cp_options=cp_options or {},
         toolchains=sorted({(r["os"], tc, v) for r in hist.runs.values() for tc, v in r["toolchains"].items()}), **common)

@@ -24,6 +24,8 @@ from benchpipe.results import key_id
 GO_TOOLCHAINS = ("go1.25.9", "go1.26.8")
 RUST_TOOLCHAINS = ("rust1.94.1", "rust1.95.0")
 OSES = ("linux", "macos", "windows")
+# the channel each synthetic toolchain was asked for (runner: Built.channel)
+CHANNELS = {"go1.25.9": "oldstable", "go1.26.8": "stable", "rust1.94.1": "1.94.1", "rust1.95.0": "stable"}
 _PROGRAM = {"go": "gobench", "rust-system": "rsbench", "rust-mimalloc": "rsbench-mimalloc"}
 
 
@@ -71,8 +73,10 @@ def benchmark(key: dict, os_: str, runs: int, rng: random.Random, factor: float 
     t *= factor
     walls = [t * math.exp(rng.gauss(0, 0.02)) for _ in range(runs)]
     rss = [int(mem * math.exp(rng.gauss(0, 0.01))) for _ in range(runs)]
-    b = {"id": key_id(key), "key": key, "status": status,
-         "command": [_PROGRAM[key["build"]], key["scenario"], "--variant", key["variant"]]}
+    b = {"id": key_id(key), "key": key, "status": status}
+    if key["toolchain"] in CHANNELS:
+        b["channel"] = CHANNELS[key["toolchain"]]
+    b |= {"command": [_PROGRAM[key["build"]], key["scenario"], "--variant", key["variant"]]}
     if status == "ok":
         b["samples"] = {"wall_s": [round(w, 9) for w in walls], "user_s": [round(w * 0.8, 9) for w in walls],
                         "sys_s": [round(w * 0.1, 9) for w in walls], "peak_rss_bytes": rss}

@@ -1,6 +1,8 @@
-"""What the charts and the site show, computed from the history: series per benchmark
-and OS, the latest result per key, the headline toolchain per language, Go-vs-Rust
-pairs, and change points (through a small adapter over benchpipe.changepoints).
+"""What the charts and the site show, computed from the history: series per benchmark,
+OS and channel (a compiler release is a point on its channel's series, the exact
+version on every point), the latest result per series, the headline toolchain per
+language, Go-vs-Rust pairs, the compiler-version verdicts, and change points (through
+a small adapter over benchpipe.changepoints).
 
 Change points are found on the median timed window (history.primary_time) of each (benchmark, OS) series, in
 parallel processes, with a cache (keyed by the series' content) kept beside the site,
@@ -17,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchpipe.fsutil import atomic_write_json
-from benchpipe.history import primary_time
+from benchpipe.history import channel, primary_time
 from benchpipe.results import family_id, format_params
 
 LANGS = ("go", "rust")
@@ -119,14 +121,38 @@ def slug(text: str) -> str:
     return f"{s}-{hashlib.sha1(text.encode()).hexdigest()[:8]}"
 
 
+def series_id(entry: dict) -> str:
+    """OS, benchmark family (scenario, variant, build, params) and channel."""
+    return f"{entry['os']}|{family_id(entry['key'])}|{channel(entry)}"
+
+
+def version_text(toolchain: str) -> str:
+    """go1.26.8 -> 1.26.8, rust1.95.0 -> 1.95.0 (the language is said beside it)."""
+    return re.sub(r"^(go|rust)", "", toolchain)
+
+
 @dataclass
 class Series:
-    """One benchmark (key without label) on one OS, over time."""
+    """One benchmark (key without label) on one OS and channel, over time. key: the
+    newest point's key (its exact toolchain)."""
     sid: str
     os: str
     key: dict
+    channel: str = ""
     entries: list[dict] = field(default_factory=list)
     changepoints: list[dict] = field(default_factory=list)
+
+    def bumps(self) -> list[tuple[int, str, str]]:
+        """(index, older, newer toolchain) where the channel moved to another version."""
+        return [(i, a["key"]["toolchain"], b["key"]["toolchain"])
+                for i, (a, b) in enumerate(zip(self.entries, self.entries[1:]), 1)
+                if a["key"]["toolchain"] != b["key"]["toolchain"]]
+
+    @property
+    def label(self) -> str:
+        """`stable (go1.27.4)`; the toolchain alone when no channel was recorded."""
+        tc = self.key["toolchain"]
+        return tc if self.channel in ("", tc) else f"{self.channel} ({tc})"
 
 
 @dataclass
@@ -144,30 +170,37 @@ def build(hist, cat, detect: bool = True, cache_path: Path | None = None, jobs: 
     from benchpipe.results import key_id
 
     series: dict[str, Series] = {}
-    latest: dict[tuple[str, str], dict] = {}
-    scen: dict[str, dict] = {}
-    toolchains_by_os: dict[tuple[str, str], set] = {}
     for e in hist.entries:  # sorted by date
-        key = e["key"]
-        if key.get("label"):  # A/B sides are PR artefacts, not trends
+        if e["key"].get("label"):  # A/B sides are PR artefacts, not trends
             continue
-        kid = e["id"]
-        sid = f"{e['os']}|{kid}"
+        sid = series_id(e)
         s = series.get(sid)
         if s is None:
-            s = series[sid] = Series(sid, e["os"], key)
+            s = series[sid] = Series(sid, e["os"], e["key"], channel(e))
         s.entries.append(e)
-        latest[(e["os"], kid)] = e
+        s.key = e["key"]
+    # What the tables show: each series' newest point (a channel that moved on to a new
+    # release no longer shows the old one).
+    latest: dict[tuple[str, str], dict] = {}
+    for s in series.values():
+        e = s.entries[-1]
+        old = latest.get((s.os, e["id"]))
+        if old is None or old["date"] <= e["date"]:
+            latest[(s.os, e["id"])] = e
+    scen: dict[str, dict] = {}
+    toolchains_by_os: dict[tuple[str, str], set] = {}
+    for (os_, _kid), e in sorted(latest.items(), key=lambda kv: kv[1]["date"]):
+        key = e["key"]
         sc = key["scenario"]
         info = scen.setdefault(sc, {"oses": set(), "toolchains": {}, "variants": {}, "sizes": set(), "builds": set()})
-        info["oses"].add(e["os"])
+        info["oses"].add(os_)
         info["toolchains"].setdefault(key["lang"], set()).add(key["toolchain"])
         info["variants"].setdefault(key["lang"], set()).add(key["variant"])
         info["builds"].add(key["build"])
         size_param = cat.scenarios[sc].size if sc in cat.scenarios else None
         if size_param and size_param in key["params"]:
             info["sizes"].add(key["params"][size_param])
-        toolchains_by_os.setdefault((e["os"], key["lang"]), set()).add(key["toolchain"])
+        toolchains_by_os.setdefault((os_, key["lang"]), set()).add(key["toolchain"])
     headline = {k: headline_toolchain(v) for k, v in toolchains_by_os.items()}
     regressions = []
     if detect:
@@ -179,9 +212,16 @@ def build(hist, cat, detect: bool = True, cache_path: Path | None = None, jobs: 
             s.changepoints = cps
             for cp in cps:
                 e = s.entries[cp["index"]]
+                before = s.entries[cp["index"] - 1] if cp["index"] > 0 else e
+                bump = ""
+                if before["key"]["toolchain"] != e["key"]["toolchain"]:
+                    # a level shift where the channel moved to a new release: the compiler's
+                    bump = (f"{e['key']['lang']} {version_text(before['key']['toolchain'])} -> "
+                            f"{version_text(e['key']['toolchain'])}")
                 regressions.append({
-                    "date": e["date"], "os": s.os, "scenario": s.key["scenario"], "id": key_id(s.key),
-                    "family": family_id(s.key), "toolchain": s.key["toolchain"], "lang": s.key["lang"],
+                    "date": e["date"], "os": s.os, "scenario": s.key["scenario"], "id": key_id(e["key"]),
+                    "family": family_id(s.key), "toolchain": e["key"]["toolchain"], "lang": s.key["lang"],
+                    "channel": s.channel, "toolchain_change": bump,
                     "commit": cp["commit"], "previous_commit": cp["previous_commit"], "ratio": cp["ratio"],
                     "before": cp["before_median"], "after": cp["after_median"], "direction": cp["direction"],
                     "run": e["run"], "message": hist.runs.get(e["run"], {}).get("commit_message", ""),

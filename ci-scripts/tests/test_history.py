@@ -155,9 +155,9 @@ def test_data_js_layout_of_github_action_benchmark(tmp_path):
         rep = history.add_files(tmp_path / "h", [f])
         history.update_data_js(data_js, rep.new_runs, rep.new_entries)
     data = history.read_data_js(data_js)
-    assert set(data["entries"]) == {"Other", "linux go1.26.8", "linux go1.25.9", "linux rust1.95.0",
-                                    "windows go1.26.8", "windows go1.25.9", "windows rust1.95.0"}
-    series = data["entries"]["linux rust1.95.0"]
+    assert set(data["entries"]) == {"Other", "linux go stable", "linux go oldstable", "linux rust stable",
+                                    "windows go stable", "windows go oldstable", "windows rust stable"}
+    series = data["entries"]["linux rust stable"]
     assert len(series) == 2  # r[0] twice: once
     assert [s["commit"]["id"] for s in series] == [f"{0:040x}", f"{1:040x}"]
     e = series[0]
@@ -166,7 +166,8 @@ def test_data_js_layout_of_github_action_benchmark(tmp_path):
     names = [b["name"] for b in e["benches"]]
     assert all(b["unit"] in ("s", "MiB") and isinstance(b["value"], (int, float)) for b in e["benches"])
     assert any(n.endswith(" time") for n in names) and any(n.endswith(" peak memory") for n in names)
-    assert not any("rust1.95.0" in n for n in names)  # toolchain is in the set name, not mixed in charts
+    assert not any("rust1.95.0" in n for n in names)  # the name survives a release: no toolchain in it
+    assert all(b["extra"].startswith("rust1.95.0; ") for b in e["benches"])  # the exact version of the point
 
 
 def test_killed_add_leaves_history_valid(tmp_path):

@@ -25,7 +25,8 @@ def built(tmp_path_factory):
 def test_pages_and_charts(built):
     tmp, rep = built
     out = tmp / "site"
-    assert rep.pages == ["about.html", "index.html", "regressions.html", "scenario-cpu.html", "scenario-sleep.html"]
+    assert rep.pages == ["about.html", "compilers.html", "index.html", "regressions.html", "scenario-cpu.html",
+                         "scenario-sleep.html"]
     for kind in ("size", "trend", "toolchains"):
         assert rep.charts[kind], kind
     svgs = list((out / "charts").rglob("*.svg"))
@@ -119,7 +120,7 @@ def test_empty_history_gives_a_site(tmp_path):
     (tmp_path / "h").mkdir()
     rep = site.render(tmp_path / "h", tmp_path / "out")
     assert "The history is empty" in (tmp_path / "out/index.html").read_text()
-    assert rep.pages == ["about.html", "index.html", "regressions.html"]
+    assert rep.pages == ["about.html", "compilers.html", "index.html", "regressions.html"]
 
 
 def test_change_points_incremental_reuse(tmp_path, monkeypatch):

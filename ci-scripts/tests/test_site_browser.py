@@ -48,7 +48,18 @@ def test_site_in_headless_chromium(tmp_path):
     assert p.returncode == 0, p.stderr
     assert summary["failures"] == 0 and summary["dialogs"] == 0
     pages = summary["pages"]
-    assert set(pages) == {"index.html", "about.html", "regressions.html", "scenario-cpu.html", "scenario-sleep.html"}
+    assert set(pages) == {"index.html", "about.html", "regressions.html", "compilers.html", "scenario-cpu.html",
+                          "scenario-sleep.html"}
+    # the Compiler versions page: a verdict on every row, regressions first, the run's
+    # commit message (hostile here) shown as text
+    tables = pages["compilers.html"]["verdicts"]  # one table per OS
+    order = ["regression", "improvement", "too few samples", "no change"]
+    assert len(tables) == 2 and all(len(t) >= 4 for t in tables)
+    for verdicts in tables:
+        assert set(verdicts) <= set(order)
+        assert [order.index(v) for v in verdicts] == sorted(order.index(v) for v in verdicts)
+    assert "time ratio [95% CI]" in pages["compilers.html"]["version_headers"]
+    assert "compilers.html" in summary["xss_shown_on"]
     assert pages["scenario-sleep.html"]["filter_changed"] and pages["scenario-sleep.html"]["images"] > 4
     assert "scenario-sleep.html" in summary["xss_shown_on"] and "index.html" in summary["xss_shown_on"]
     assert shot.stat().st_size > 10_000

@@ -152,8 +152,9 @@ def test_merge_artifacts_keeps_valid_results_and_rejects_the_rest(tmp_path, caps
     outputs = dict(line.split("=", 1) for line in gh_out.read_text().splitlines())
     assert outputs["results"] == "2"
     gab = json.loads(outputs["benchmark-action"])
-    names = {history.data_js_name(os_, tc) for os_ in ("linux", "macos") for tc in wf_fixtures.TOOLCHAINS.values()}
-    assert {g["name"] for g in gab} == names  # one benchmark name per OS and toolchain
+    names = {history.data_js_name(os_, lang, tc) for os_ in ("linux", "macos")
+             for lang, tc in wf_fixtures.TOOLCHAINS.items()}
+    assert {g["name"] for g in gab} == names  # one set per OS, language and channel (here: no channel recorded)
     for g in gab:
         benches = json.loads((tmp_path / "v" / "benchmark-action" / g["file"]).read_text())
         assert benches and all(set(b) >= {"name", "value", "unit"} and b["value"] > 0 for b in benches)

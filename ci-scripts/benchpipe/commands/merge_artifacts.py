@@ -8,9 +8,10 @@ re-serialised from the parsed document (never the bytes as downloaded), to
 
     OUT/results/<n>-<artifact>.json        one per accepted results file
     OUT/benchmark-action/<n>.json          github-action-benchmark customSmallerIsBetter
-                                           input, one file per benchmark name (OS and
-                                           toolchain), the names and values that
-                                           `bench history add --data-js` writes
+                                           input, one file per benchmark set (OS,
+                                           language, channel) holding every shard, the
+                                           names and values `bench history add --data-js`
+                                           writes
     OUT/manifest.json                      accepted and rejected files, with reasons
 
 A/B runs (pull requests) feed no benchmark-action file: they are not history. With
@@ -24,7 +25,6 @@ import json
 import os
 import re
 import sys
-import tempfile
 from pathlib import Path
 
 from benchpipe import history, results
@@ -73,28 +73,23 @@ def find_results(root: Path) -> list[tuple[Path, str | None]]:
 
 
 def benchmark_action_files(docs: list[dict]) -> dict[str, list[dict]]:
-    """name -> customSmallerIsBetter entries, for the non-A/B results docs. The names
-    and benches are those `history.update_data_js` writes (one name per OS and
-    toolchain); when several runs give the same bench (e.g. Go in each Rust leg of the
-    nightly matrix) the first one, in artifact order, is kept."""
+    """name -> customSmallerIsBetter entries, for the non-A/B results docs: the sets and
+    benches `history.update_data_js` writes (one set per OS, language and channel), every
+    shard's benchmarks in its set's one file. When several runs give the same bench,
+    the first one, in artifact order, is kept."""
     out: dict[str, list[dict]] = {}
     seen: dict[str, set[str]] = {}
-    with tempfile.TemporaryDirectory(prefix="bench-merge-") as tmp:
-        for i, doc in enumerate(docs):
-            if doc["env"].get("labels") or any(b["key"].get("label") for b in doc["benchmarks"]):
-                continue
-            run = history.run_id_of(doc)
-            data_js = Path(tmp) / f"data{i}.js"
-            history.update_data_js(data_js, [history.run_record(doc, run)], history.entry_records(doc, run))
-            if not data_js.exists():
-                continue
-            for name, series in history.read_data_js(data_js)["entries"].items():
-                for entry in series:
-                    for bench in entry["benches"]:
-                        if bench["name"] in seen.setdefault(name, set()):
-                            continue
-                        seen[name].add(bench["name"])
-                        out.setdefault(name, []).append(bench)
+    for doc in docs:
+        if doc["env"].get("labels") or any(b["key"].get("label") for b in doc["benchmarks"]):
+            continue
+        by_set: dict[str, list[dict]] = {}
+        for e in history.entry_records(doc, history.run_id_of(doc)):
+            by_set.setdefault(history.data_js_name(e["os"], e["key"]["lang"], history.channel(e)), []).append(e)
+        for name, entries in by_set.items():
+            for bench in history.data_js_benches(entries):
+                if bench["name"] not in seen.setdefault(name, set()):
+                    seen[name].add(bench["name"])
+                    out.setdefault(name, []).append(bench)
     return out
 
 

@@ -127,6 +127,12 @@ for (const name of (timingOnly ? ["index.html"] : (only ? [only] : names))) {
   if (name.startsWith("scenario-") && !imgs.some((i) => /\/size-/.test(i.src))) fail(`${name}: no size chart`);
   if (name.startsWith("scenario-") && !imgs.some((i) => /\/trend-/.test(i.src))) fail(`${name}: no trend chart`);
   if (name === "index.html" && imgs.length === 0) fail(`index.html: no chart`);
+  if (name === "compilers.html") {
+    // what a reader of the Compiler versions page sees: one verdict per row
+    info.verdicts = await page.evaluate(() => Array.from(document.querySelectorAll("table.versions")).map((t) =>
+      Array.from(t.querySelectorAll("tbody td.verdict")).map((c) => c.textContent.trim())));
+    info.version_headers = await page.evaluate(() => Array.from(document.querySelectorAll("table.versions thead th")).map((h) => h.textContent.trim()));
+  }
   if (name === "index.html") {
     info.overview_headers = await page.evaluate(() => Array.from(document.querySelectorAll("table.overview thead th")).map((h) => h.textContent.trim()));
     info.lead = await page.evaluate(() => document.querySelector("p.lead")?.textContent || "");

@@ -1,0 +1,63 @@
+"""The Compiler versions page's data: per OS, every benchmark's newer compiler against
+the next older one of its language, measured in the same run on one runner (the
+history entries' `versus`, written by `history.toolchain_verdicts`), regressions first,
+with how that ratio moved over the nights.
+
+A row is one series' newest point that carries a verdict; its trail is the same
+comparison (same channels) on the series' earlier points, oldest first."""
+
+from __future__ import annotations
+
+import math
+
+from benchpipe import trends
+from benchpipe.results import format_params
+
+ORDER = {"regression": 0, "failed": 1, "missing": 2, "improvement": 3, "too few samples": 4, "no change": 5}
+TRAIL = 14  # nights of ratios shown beside each row
+
+
+def _metric(v: dict, name: str) -> dict:
+    """One metric of a verdict, every figure present (None: not measured)."""
+    m = (v.get("metrics") or {}).get(name) or {}
+    return {k: m.get(k) for k in ("ratio", "ci_low", "ci_high", "p_value", "resolution", "verdict")}
+
+
+def rows(model: trends.Model) -> dict[str, list[dict]]:
+    """OS -> rows, regressions first, then by how far the time ratio is from 1."""
+    out: dict[str, list[dict]] = {}
+    for s in model.series.values():
+        e = s.entries[-1]
+        v = e.get("versus")
+        if not v:
+            continue
+        older = v.get("channel") or v["toolchain"]
+        trail = [x["versus"]["metrics"]["time"]["ratio"] for x in s.entries
+                 if (x.get("versus") or {}).get("channel", (x.get("versus") or {}).get("toolchain")) == older
+                 and _metric(x["versus"], "time").get("ratio") is not None][-TRAIL:]
+        t, c, m = (_metric(v, n) for n in ("time", "cpu", "memory"))
+        k = e["key"]
+        out.setdefault(s.os, []).append({
+            "os": s.os, "lang": k["lang"], "scenario": k["scenario"], "variant": k["variant"], "build": k["build"],
+            "params": format_params(k["params"]),
+            "older": v["toolchain"], "older_channel": v.get("channel", ""),
+            "newer": k["toolchain"], "newer_channel": s.channel if s.channel != k["toolchain"] else "",
+            "verdict": v["verdict"], "time": t, "cpu": c, "memory": m, "trail": trail,
+            "date": e["date"], "commit": e["commit"],
+            "message": (model.runs.get(e["run"], {}).get("commit_message") or "").split("\n")[0][:200], "chart": f"charts/{trends.trend_chart_name(k, s.os)}.svg",
+        })
+    for rs in out.values():
+        rs.sort(key=lambda r: (ORDER.get(r["verdict"], 9), -abs(math.log(r["time"].get("ratio") or 1)),
+                               r["scenario"], r["variant"], r["build"], r["params"]))
+    return dict(sorted(out.items()))
+
+
+def summary(rs: list[dict]) -> dict:
+    """Counts per verdict and the geometric mean of the time ratios of one OS's rows."""
+    counts: dict[str, int] = {}
+    logs = []
+    for r in rs:
+        counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
+        if (r["time"].get("ratio") or 0) > 0:
+            logs.append(math.log(r["time"]["ratio"]))
+    return {"counts": counts, "geomean": math.exp(sum(logs) / len(logs)) if logs else None}
