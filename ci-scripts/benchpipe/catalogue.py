@@ -79,6 +79,7 @@ class Preset:
     runs: int
     warmup: int
     timeout_s: float
+    run_s: float = 1.0  # typical seconds of one run on a hosted runner (`bench matrix`'s estimate)
 
 
 @dataclass(frozen=True)
@@ -203,7 +204,8 @@ def load(path: Path = CATALOGUE_PATH) -> Catalogue:
 
 def _parse(raw: dict, path: Path) -> Catalogue:
     presets = {
-        name: Preset(name, p["description"], int(p["runs"]), int(p["warmup"]), float(p["timeout_s"]))
+        name: Preset(name, p["description"], int(p["runs"]), int(p["warmup"]), float(p["timeout_s"]),
+                     float(p.get("run_s", 1.0)))
         for name, p in raw["presets"].items()
     }
     if tuple(presets) != PRESETS:

@@ -33,8 +33,8 @@ from benchpipe.errors import BenchError, UsageError
 
 MANIFEST_SCHEMA = "gorust-bench.manifest/1"
 EXE = ".exe" if sys.platform == "win32" else ""
-_GO_RE = re.compile(r"^(local|stable|oldstable|go\d+\.\d+(\.\d+|\.x)?((rc|beta)\d+)?|\d+\.\d+(\.\d+|\.x))$")
-_RUST_RE = re.compile(r"^(local|stable|beta|nightly(-\d{4}-\d{2}-\d{2})?|\d+\.\d+(\.\d+)?)$")
+GO_NAME = re.compile(r"^(local|stable|oldstable|go\d+\.\d+(\.\d+|\.x)?((rc|beta)\d+)?|\d+\.\d+(\.\d+|\.x))$")
+RUST_NAME = re.compile(r"^(local|stable|beta|nightly(-\d{4}-\d{2}-\d{2})?|\d+\.\d+(\.\d+)?)$")
 
 
 @dataclass
@@ -59,7 +59,7 @@ def parse_list(text: str | None, lang: str) -> list[str]:
     for name in (t.strip() for t in text.split(",")):
         if not name:
             continue
-        rx = _GO_RE if lang == "go" else _RUST_RE
+        rx = GO_NAME if lang == "go" else RUST_NAME
         if not rx.match(name):
             example = ("stable, oldstable, 1.25.x, go1.26.8 or local" if lang == "go"
                        else "stable, beta, nightly, 1.90.0 or local")

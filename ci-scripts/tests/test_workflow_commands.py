@@ -45,45 +45,62 @@ def test_matrix_pull_request_is_quick_on_three_oses_one_shard(capsys):
     assert rows[0]["scenarios"].split(",") == list(catalogue.load().scenarios)
 
 
-def test_matrix_nightly_covers_the_toolchain_matrix_and_shards_by_scenario(capsys):
-    rows = matrix(capsys, "--event", "schedule")
+def test_matrix_nightly_builds_every_toolchain_once_per_job(capsys):
+    """Jobs are OS x shard: each job builds Go oldstable and stable and Rust stable, beta
+    and nightly once and measures them interleaved on one machine."""
+    assert bench("matrix", "--event", "schedule") == 0
+    out, err = capsys.readouterr()
+    rows = json.loads(out)["include"]
     cat = catalogue.load()
     assert {r["preset"] for r in rows} == {"standard"}
-    assert {r["go"] for r in rows} == {"oldstable", "stable"}
-    assert {r["rust"] for r in rows} == {"stable", "beta", "nightly"}
+    assert {r["go"] for r in rows} == {"oldstable,stable"}
+    assert {r["rust"] for r in rows} == {"stable,beta,nightly"}
     assert {r["runs-on"] for r in rows} == set(matrix_cmd.DEFAULT_OS)
-    counts = {}
-    for s in cat.benchmarks("standard"):
-        counts[s.scenario.name] = counts.get(s.scenario.name, 0) + 1
-    legs = {}
+    per_os = {}
     for r in rows:
-        legs.setdefault((r["runs-on"], r["go"], r["rust"]), []).append(r)
-    assert len(legs) == 3 * 2 * 3
-    limit = matrix_cmd.SHARD_BENCHMARKS["standard"]
-    for leg_rows in legs.values():
-        assert len(leg_rows) > 1, "the standard preset is sharded"
+        per_os.setdefault(r["runs-on"], []).append(r)
+    assert len({len(v) for v in per_os.values()}) == 1
+    n_shards = len(per_os["ubuntu-latest"])
+    assert len(rows) == 3 * n_shards and n_shards > 1, "standard with 5 toolchains is sharded"
+    for leg_rows in per_os.values():
         covered = [s for r in leg_rows for s in r["scenarios"].split(",")]
-        assert sorted(covered) == sorted(cat.scenarios), "every scenario exactly once per leg"
+        assert sorted(covered) == sorted(cat.scenarios), "every scenario exactly once per OS"
         for r in leg_rows:
-            names = r["scenarios"].split(",")
-            assert len(names) == 1 or sum(counts[n] for n in names) <= limit
+            # well inside the job's 180-minute timeout, even when every group samples to its maximum
+            assert r["worst_min"] <= matrix_cmd.JOB_BUDGET_MIN or len(r["scenarios"].split(",")) == 1
+            assert 0 < r["estimate_min"] <= r["worst_min"]
     ids = [r["id"] for r in rows]
     assert len(set(ids)) == len(ids)
     assert all(set(i) <= set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") for i in ids)
+    # the job count and the estimated time per job are printed
+    assert f"matrix: {len(rows)} jobs ({n_shards} shard(s) per runner)" in err
+    assert "go oldstable,stable and rust stable,beta,nightly once" in err
+    assert err.count(" min (at most ~") == n_shards
+
+
+def test_matrix_estimate_grows_with_the_toolchains(capsys):
+    one = matrix(capsys, "--event", "workflow_dispatch", "--preset", "standard", "--os", "ubuntu-latest",
+                 "--go", "stable", "--rust", "stable")
+    five = matrix(capsys, "--event", "workflow_dispatch", "--preset", "standard", "--os", "ubuntu-latest",
+                  "--go", "oldstable,stable", "--rust", "stable,beta,nightly")
+    assert sum(r["estimate_min"] for r in five) > 2 * sum(r["estimate_min"] for r in one)
+    assert len(five) >= len(one)
 
 
 def test_matrix_dispatch_inputs_and_self_hosted_runners(capsys):
     rows = matrix(capsys, "--event", "workflow_dispatch", "--preset", "full", "--scenarios", "cpu, sleep",
                   "--go", "1.25.x,stable", "--rust", "beta", "--runners", "self-hosted,linux,x64; self-hosted,macOS")
     assert {json.dumps(r["runs-on"]) for r in rows} == {'["self-hosted", "linux", "x64"]', '["self-hosted", "macOS"]'}
-    assert {r["go"] for r in rows} == {"1.25.x", "stable"} and {r["rust"] for r in rows} == {"beta"}
-    assert sorted({r["scenarios"] for r in rows}) == ["cpu", "sleep"]  # full: sharded, one scenario each
-    assert len(rows) == 2 * 2 * 2
+    assert {r["go"] for r in rows} == {"1.25.x,stable"} and {r["rust"] for r in rows} == {"beta"}
+    per_runner = {}
+    for r in rows:
+        per_runner.setdefault(json.dumps(r["runs-on"]), []).append(r["scenarios"])
+    assert all(sorted(",".join(v).split(",")) == ["cpu", "sleep"] for v in per_runner.values())
 
 
 def test_matrix_takes_go_versions_spelled_as_build_spells_them(capsys):
     rows = matrix(capsys, "--event", "workflow_dispatch", "--go", "go1.25.5,stable", "--os", "ubuntu-latest")
-    assert {r["go"] for r in rows} == {"1.25.5", "stable"}
+    assert {r["go"] for r in rows} == {"go1.25.5,stable"}
 
 
 def test_matrix_empty_dispatch_inputs_take_the_event_defaults(capsys):
@@ -101,8 +118,9 @@ def test_matrix_empty_dispatch_inputs_take_the_event_defaults(capsys):
     ["--event", "workflow_dispatch", "--os", "ubuntu-latest,ubuntu-latest"],
     ["--event", "workflow_dispatch", "--runners", "self hosted"],
     ["--event", "workflow_dispatch", "--os", "windows-latest", "--runners", "self-hosted,linux"],  # not silently one
-    ["--event", "workflow_dispatch", "--go", "1.24,1.25,1.26,stable,oldstable", "--rust", "1.85,1.86,stable,beta,nightly",
-     "--os", "a,b,c,d", "--preset", "full"],  # over GitHub's 256 jobs
+    ["--event", "workflow_dispatch", "--go", "1.24", "--os", "ubuntu-latest"],  # a minor, not a version: 1.24.x
+    ["--event", "workflow_dispatch", "--preset", "full", "--go", "1.24.x,1.25.x,1.26.x,oldstable,stable",
+     "--rust", "1.85.0,1.86.0,stable,beta,nightly", "--budget-min", "20"],  # building alone takes longer
 ])
 def test_matrix_rejects_bad_input_with_a_usage_error(argv, capsys):
     assert bench("matrix", *argv) == 2

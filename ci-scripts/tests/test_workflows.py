@@ -173,8 +173,21 @@ def test_bench_caches_cargo_go_modules_and_hyperfine():
     build_dir = Path(args.build_dir).resolve().relative_to(ROOT).as_posix()
     assert f"{build_dir}/*/*/target" in cached.split()
     (go,) = [s for s in bench["steps"] if s.get("uses", "").startswith("actions/setup-go@")]
-    assert go["with"]["go-version"] == "${{ matrix.go }}" and go["with"]["cache-dependency-path"] == "go/go.sum"
+    # a Go to start from; `bench build` has it fetch every requested version (GOTOOLCHAIN),
+    # into the module cache setup-go caches
+    assert go["with"]["go-version"] == "stable" and go["with"]["cache-dependency-path"] == "go/go.sum"
     assert go["with"].get("cache", True) is not False
+
+
+def test_bench_job_builds_and_runs_every_toolchain_of_its_row():
+    """Jobs are OS x shard: one job measures every requested toolchain, interleaved."""
+    bench = load("bench.yml")["jobs"]["bench"]
+    assert bench["env"]["GO_TOOLCHAINS"] == "${{ matrix.go }}" and bench["env"]["RUST_TOOLCHAINS"] == "${{ matrix.rust }}"
+    runs = [s["run"] for s in bench["steps"] if "run" in s and ("bench build" in s["run"] or "bench run" in s["run"])]
+    assert len(runs) == 3
+    assert all('--go "$GO_TOOLCHAINS"' in r and '--rust "$RUST_TOOLCHAINS"' in r for r in runs)
+    (cmp_,) = [s for s in bench["steps"] if "bench compare" in s.get("run", "")]
+    assert "--skip-if-nothing" in cmp_["run"] and "pull_request" not in cmp_["if"]  # compiler verdicts on every event
 
 
 def test_bench_uploads_results_and_writes_the_job_summary():
@@ -309,8 +322,10 @@ def placeholder(word: str) -> str:
             return "pull_request"
         if var in ("SCENARIOS",):
             return "cpu"
-        if var in ("RUST_TOOLCHAIN",):
-            return "stable"
+        if var in ("RUST_TOOLCHAINS",):
+            return "stable,beta,nightly"
+        if var in ("GO_TOOLCHAINS",):
+            return "oldstable,stable"
         return f"/tmp/{var.lower()}"
     return re.sub(r"\$\{?([A-Z_][A-Z0-9_]*)\}?", lambda m: value(m.group(1)), word)
 
@@ -382,7 +397,7 @@ def gh_outputs(path: Path) -> dict:
     ("push", {}, None),
     ("schedule", {}, None),
     ("workflow_dispatch", {"preset": "smoke", "scenarios": "cpu,sleep", "os": "ubuntu-latest", "go": "stable",
-                           "rust": "stable,nightly", "runners": ""}, 2),
+                           "rust": "stable,nightly", "runners": ""}, 1),  # one job measures both Rust toolchains
 ])
 def test_plan_step_runs_here(tmp_path, event, inputs, jobs_expected):
     gh_out = tmp_path / "out"
@@ -393,7 +408,10 @@ def test_plan_step_runs_here(tmp_path, event, inputs, jobs_expected):
     rows = json.loads(gh_outputs(gh_out)["matrix"])["include"]
     if jobs_expected:
         assert len(rows) == jobs_expected
-    assert all({"id", "name", "runs-on", "go", "rust", "preset", "scenarios", "shard"} <= set(r) for r in rows)
+    assert all({"id", "name", "runs-on", "go", "rust", "preset", "scenarios", "shard", "estimate_min"} <= set(r)
+               for r in rows)
+    if inputs.get("rust"):
+        assert {r["rust"] for r in rows} == {inputs["rust"]}
     assert {r["preset"] for r in rows} == {"quick" if event == "pull_request" else inputs.get("preset") or "standard"}
 
 

@@ -36,6 +36,9 @@ def add_arguments(p):
     p.add_argument("--markdown", metavar="FILE", help="write the Markdown report (PR comment, job summary)")
     p.add_argument("--json", metavar="FILE", help="write the machine-readable verdicts")
     p.add_argument("--fail-on-regression", action="store_true", help="exit 1 when a benchmark regressed")
+    p.add_argument("--skip-if-nothing", action="store_true",
+                   help="one file with nothing to compare (no base/head labels, one toolchain per language): "
+                        "say so and exit 0 (the bench workflow's comparison step, whatever the event)")
 
 
 def _calibration(arg: str | None) -> dict | None:
@@ -49,6 +52,12 @@ def _calibration(arg: str | None) -> dict | None:
     if Path(calibration.DEFAULT_PATH).is_file():
         return calibration.load(calibration.DEFAULT_PATH)
     return None
+
+
+def _comparable(doc: dict) -> bool:
+    from benchpipe.compare import side_names
+    sides = side_names(doc)
+    return {"base", "head"} <= set(sides["labels"]) or any(len(t) > 1 for t in sides["toolchains"].values())
 
 
 def settings_from(args, cal: dict | None) -> Settings:
@@ -67,6 +76,9 @@ def run(args) -> int:
     if len(args.files) > 2:
         raise UsageError("give one or two results files")
     docs = [results.load(f) for f in args.files]
+    if args.skip_if_nothing and len(docs) == 1 and not (args.base or args.head) and not _comparable(docs[0]):
+        print(f"bench compare: {args.files[0]}: nothing to compare (no base/head labels, one toolchain per language)")
+        return 0
     cal = _calibration(args.calibration)
     names = [Path(f).name for f in args.files]
     if len(set(names)) < len(names):

@@ -1,15 +1,21 @@
 """`bench matrix`: the bench workflow's job matrix, as JSON for `fromJSON()`.
 
-One row per (runner, Go version, Rust toolchain, shard). The event picks the defaults
-(pull_request: quick preset, Go stable, Rust stable; push: standard preset; schedule:
-standard preset across Go oldstable/stable and Rust stable/beta/nightly); the
-workflow_dispatch inputs override them. Large presets are split into shards by
-scenario, so each job stays well inside GitHub's job time limit. The scenarios come
-from the catalogue; nothing here repeats them.
+One row per (runner, shard). Every job builds every requested toolchain once and runs
+each benchmark for all of them, interleaved round by round, so two compiler versions
+are always compared on one machine (hosted runners of one label differ in CPU model
+from job to job). The event picks the defaults (pull_request: quick preset, Go stable,
+Rust stable; push: standard preset; schedule: standard preset across Go
+oldstable/stable and Rust stable/beta/nightly); the workflow_dispatch inputs override
+them. Large presets are split into shards by scenario, sized by an estimate of each
+job's time (catalogue `run_s` per preset: seconds per run on a hosted runner) so the
+slowest job stays well inside the job's time limit; the estimate is printed. The
+scenarios come from the catalogue; nothing here repeats them.
 
 Row fields: id (artifact-safe, unique), name (job title), runs-on (a label or a list
-of labels), go (for actions/setup-go), rust (for `bench build --rust`), preset,
-scenarios (comma-separated, for `bench run --scenario`), shard ("i/n").
+of labels), go and rust (comma-separated, for `bench build`/`bench run`), preset,
+scenarios (comma-separated, for `bench run --scenario`), shard ("i/n"), estimate_min
+(typical minutes of the job) and worst_min (every interleaved group sampled to its
+maximum rounds).
 """
 
 from __future__ import annotations
@@ -17,8 +23,9 @@ from __future__ import annotations
 import json
 import re
 import sys
+from dataclasses import dataclass
 
-from benchpipe import catalogue
+from benchpipe import catalogue, toolchains
 from benchpipe.errors import UsageError
 
 NAME = "matrix"
@@ -33,13 +40,20 @@ EVENT_DEFAULTS = {
     "schedule": ("standard", ("oldstable", "stable"), ("stable", "beta", "nightly")),
     "workflow_dispatch": ("quick", ("stable",), ("stable",)),
 }
-# Benchmarks per shard (0: one shard). A pull request runs base and head interleaved,
-# so quick is twice the work of a plain quick run; it still fits one job.
-SHARD_BENCHMARKS = {"smoke": 0, "quick": 0, "standard": 40, "full": 16}
+# Shards: the worst case of a job (every interleaved group sampled to --max-runs)
+# within this many minutes; the bench job's timeout-minutes is 180, GitHub's limit 360.
+JOB_BUDGET_MIN = 150
+# Pull requests run quick in one job whatever the estimate: head and base, one toolchain each.
+NO_SHARDS = ("smoke", "quick")
+# Building one toolchain, minutes (a cold cargo build of both Rust programs; Go is quick).
+BUILD_MIN = {"go": 1.0, "rust": 4.0}
+# Rounds of an interleaved group relative to --runs: typical (sampling until sure stops
+# most groups at the first or second look) and worst (runner.sequential_design: 3 x).
+TYPICAL_ROUNDS, WORST_ROUNDS = 1.6, 3.0
 MAX_JOBS = 256  # GitHub's limit for one matrix
 
-_GO_RE = re.compile(r"^(stable|oldstable|\d+\.\d+(\.\d+|\.x)?)$")
-_RUST_RE = re.compile(r"^(local|stable|beta|nightly|nightly-\d{4}-\d{2}-\d{2}|\d+\.\d+(\.\d+)?)$")
+# the names `bench build` takes (toolchains.py), so a job never fails on a name
+GO_NAME, RUST_NAME = toolchains.GO_NAME, toolchains.RUST_NAME
 _LABEL_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 
 
@@ -55,7 +69,8 @@ def add_arguments(p):
         help="self-hosted runners instead of --os: ';'-separated label sets, each comma-separated "
              "(e.g. 'self-hosted,linux,x64;self-hosted,macOS,ARM64')",
     )
-    p.add_argument("--shard-benchmarks", type=int, default=None, help="benchmarks per shard (0: no sharding; default by preset)")
+    p.add_argument("--budget-min", type=float, default=JOB_BUDGET_MIN,
+                   help=f"shard so each job's worst-case estimate stays within this many minutes (default {JOB_BUDGET_MIN})")
     p.add_argument("--github-output", metavar="FILE", help="also append `matrix=<json>` to this file ($GITHUB_OUTPUT)")
 
 
@@ -90,24 +105,52 @@ def runners(os_text: str, runners_text: str) -> list[tuple[str, object]]:
     return [(label, label) for label in labels]
 
 
-def shards(counts: dict[str, int], per_shard: int) -> list[list[str]]:
-    """Scenarios packed into shards of at most `per_shard` benchmarks (first fit,
-    biggest first; a scenario bigger than that is a shard of its own), each shard's
-    scenarios in catalogue order."""
-    names = list(counts)
-    if per_shard <= 0:
-        return [names]
-    bins: list[tuple[int, list[str]]] = []
-    for name in sorted(names, key=lambda n: -counts[n]):
+def shards(cost: dict[str, float], budget: float) -> list[list[str]]:
+    """Scenarios packed into shards of at most `budget` cost (first fit, costliest first;
+    a scenario costlier than that is a shard of its own), each shard's scenarios in
+    catalogue order, shards ordered by their first scenario."""
+    names = list(cost)
+    bins: list[tuple[float, list[str]]] = []
+    for name in sorted(names, key=lambda n: -cost[n]):
         for i, (size, members) in enumerate(bins):
-            if size + counts[name] <= per_shard:
-                bins[i] = (size + counts[name], members + [name])
+            if size + cost[name] <= budget:
+                bins[i] = (size + cost[name], members + [name])
                 break
         else:
-            bins.append((counts[name], [name]))
+            bins.append((cost[name], [name]))
     order = {n: i for i, n in enumerate(names)}
     packed = [sorted(members, key=order.get) for _, members in bins]
     return sorted(packed, key=lambda m: order[m[0]])
+
+
+@dataclass
+class Estimate:
+    """Minutes of one job: building every toolchain, then the scenarios' benchmarks,
+    each measured once per toolchain of its language (interleaved when there are several)."""
+    build_min: float
+    run_min: dict[str, float]      # scenario -> typical minutes
+    worst_min: dict[str, float]    # scenario -> minutes when every group takes its maximum rounds
+
+    def job(self, scenarios, worst=False) -> float:
+        return self.build_min + sum((self.worst_min if worst else self.run_min)[s] for s in scenarios)
+
+
+def estimate(cat, preset_name: str, specs, go: list[str], rust: list[str], sides: int = 1) -> Estimate:
+    """sides: 2 for a pull request (head and base of every toolchain)."""
+    preset = cat.preset(preset_name)
+    per_lang = {"go": len(go), "rust": len(rust)}
+    build = sides * sum(BUILD_MIN[lang] * n for lang, n in per_lang.items())
+    typical: dict[str, float] = {}
+    worst: dict[str, float] = {}
+    for s in specs:
+        n = per_lang[s.build.lang] * sides
+        interleaved = n > 1
+        runs = preset.runs * (TYPICAL_ROUNDS if interleaved else 1)
+        runs_worst = preset.runs * (WORST_ROUNDS if interleaved else 1)
+        name = s.scenario.name
+        typical[name] = typical.get(name, 0.0) + n * (runs + preset.warmup) * preset.run_s / 60
+        worst[name] = worst.get(name, 0.0) + n * (runs_worst + preset.warmup) * preset.run_s / 60
+    return Estimate(build, typical, worst)
 
 
 def build(args) -> dict:
@@ -117,39 +160,44 @@ def build(args) -> dict:
     preset = args.preset.strip() or preset0
     cat = catalogue.load()
     cat.preset(preset)  # unknown preset: usage error
-    # `build` and `run` spell a Go toolchain go1.25.5; actions/setup-go wants 1.25.5
-    go = _check("Go version", [v[2:] if re.match(r"^go\d", v) else v for v in _split(args.go)] or list(go0),
-                _GO_RE)
-    rust = _check("Rust toolchain", _split(args.rust) or list(rust0), _RUST_RE)
+    go = _check("Go version", _split(args.go) or list(go0), GO_NAME)
+    rust = _check("Rust toolchain", _split(args.rust) or list(rust0), RUST_NAME)
     asked = _split(args.scenarios) or None
     specs = cat.benchmarks(preset, scenarios=asked)  # unknown scenario: usage error
-    counts: dict[str, int] = {}
-    for s in specs:
-        counts[s.scenario.name] = counts.get(s.scenario.name, 0) + 1
-    if not counts:
+    if not specs:
         raise UsageError(f"preset {preset} selects no benchmarks")
-    per_shard = SHARD_BENCHMARKS[preset] if args.shard_benchmarks is None else args.shard_benchmarks
-    groups = shards(counts, per_shard)
+    langs = {s.build.lang for s in specs}
+    go, rust = (go if "go" in langs else []), (rust if "rust" in langs else [])
+    est = estimate(cat, preset, specs, go, rust, sides=2 if args.event == "pull_request" else 1)
+    if preset in NO_SHARDS:
+        groups = [list(est.run_min)]
+    else:
+        budget = args.budget_min - est.build_min
+        if budget <= 0:
+            raise UsageError(f"building {len(go)} Go and {len(rust)} Rust toolchains alone takes about "
+                             f"{est.build_min:.0f} min, more than --budget-min {args.budget_min:g}")
+        groups = shards(est.worst_min, budget)
     rows = []
     for slug, runs_on in runners(args.os, args.runners):
-        for g in go:
-            for r in rust:
-                for i, group in enumerate(groups, 1):
-                    shard = f"{i}/{len(groups)}"
-                    ident = f"{slug}-go-{g}-rust-{r}" + (f"-shard{i}of{len(groups)}" if len(groups) > 1 else "")
-                    title = f"{slug} go {g} rust {r}" + (f" ({shard}: {','.join(group)})" if len(groups) > 1 else "")
-                    rows.append({
-                        "id": re.sub(r"[^A-Za-z0-9._-]", "_", ident),
-                        "name": title,
-                        "runs-on": runs_on,
-                        "go": g,
-                        "rust": r,
-                        "preset": preset,
-                        "scenarios": ",".join(group),
-                        "shard": shard,
-                    })
+        for i, group in enumerate(groups, 1):
+            shard = f"{i}/{len(groups)}"
+            ident = slug + (f"-shard{i}of{len(groups)}" if len(groups) > 1 else "")
+            title = f"{slug} go {','.join(go) or '-'} rust {','.join(rust) or '-'}" + \
+                (f" ({shard}: {','.join(group)})" if len(groups) > 1 else "")
+            rows.append({
+                "id": re.sub(r"[^A-Za-z0-9._-]", "_", ident),
+                "name": title,
+                "runs-on": runs_on,
+                "go": ",".join(go),
+                "rust": ",".join(rust),
+                "preset": preset,
+                "scenarios": ",".join(group),
+                "shard": shard,
+                "estimate_min": round(est.job(group)),
+                "worst_min": round(est.job(group, worst=True)),
+            })
     if len(rows) > MAX_JOBS:
-        raise UsageError(f"{len(rows)} jobs: more than GitHub's {MAX_JOBS} per matrix; choose fewer runners or toolchains")
+        raise UsageError(f"{len(rows)} jobs: more than GitHub's {MAX_JOBS} per matrix; choose fewer runners")
     return {"include": rows}
 
 
@@ -161,6 +209,11 @@ def run(args) -> int:
             fh.write(f"matrix={text}\n")
     print(text)
     rows = matrix["include"]
-    print(f"matrix: {len(rows)} jobs, preset {rows[0]['preset']}, {rows[0]['shard'].split('/')[1]} shard(s) per runner and toolchain",
-          file=sys.stderr)
+    r0 = rows[0]
+    print(f"matrix: {len(rows)} jobs ({r0['shard'].split('/')[1]} shard(s) per runner), preset {r0['preset']}, "
+          f"each building go {r0['go'] or '-'} and rust {r0['rust'] or '-'} once", file=sys.stderr)
+    for r in rows:
+        if r["runs-on"] == r0["runs-on"]:
+            print(f"  {r['shard']:>5}  ~{r['estimate_min']} min (at most ~{r['worst_min']} min)  {r['scenarios']}",
+                  file=sys.stderr)
     return 0
