@@ -79,7 +79,6 @@ class Preset:
     runs: int
     warmup: int
     timeout_s: float
-    run_s: float = 1.0  # typical seconds of one run on a hosted runner (`bench matrix`'s estimate)
 
 
 @dataclass(frozen=True)
@@ -103,6 +102,7 @@ class Scenario:
     grids: dict[str, dict[str, tuple]]
     pairs: dict[str, str] = field(default_factory=dict)            # rust variant -> go variant
     only: dict[str, dict[str, tuple]] = field(default_factory=dict)  # variant -> param -> allowed values
+    run_s: dict[str, float] = field(default_factory=dict)  # preset -> rough seconds per run (bench matrix)
 
     def allows(self, variant: str, params: dict) -> bool:
         """False where `only.<variant>` rules these params out."""
@@ -204,8 +204,7 @@ def load(path: Path = CATALOGUE_PATH) -> Catalogue:
 
 def _parse(raw: dict, path: Path) -> Catalogue:
     presets = {
-        name: Preset(name, p["description"], int(p["runs"]), int(p["warmup"]), float(p["timeout_s"]),
-                     float(p.get("run_s", 1.0)))
+        name: Preset(name, p["description"], int(p["runs"]), int(p["warmup"]), float(p["timeout_s"]))
         for name, p in raw["presets"].items()
     }
     if tuple(presets) != PRESETS:
@@ -260,5 +259,6 @@ def _parse(raw: dict, path: Path) -> Catalogue:
         scenarios[name] = Scenario(
             name, s["title"], tuple(s["seeds"]), bool(s["setup"]), s["size"],
             variants, params, grids, pairs, only,
+            {k: float(v) for k, v in s.get("run_s", {}).items()},
         )
     return Catalogue(presets, builds, scenarios, path)

@@ -186,6 +186,9 @@ def test_bench_job_builds_and_runs_every_toolchain_of_its_row():
     runs = [s["run"] for s in bench["steps"] if "run" in s and ("bench build" in s["run"] or "bench run" in s["run"])]
     assert len(runs) == 3
     assert all('--go "$GO_TOOLCHAINS"' in r and '--rust "$RUST_TOOLCHAINS"' in r for r in runs)
+    # the shard's part of the preset, and its cap on sampling until sure (bench matrix)
+    assert all('--build "$BUILDS"' in r and '--max-runs "$MAX_RUNS"' in r for r in runs if "bench run" in r)
+    assert bench["env"]["BUILDS"] == "${{ matrix.builds }}" and bench["env"]["MAX_RUNS"] == "${{ matrix.max_runs }}"
     (cmp_,) = [s for s in bench["steps"] if "bench compare" in s.get("run", "")]
     assert "--skip-if-nothing" in cmp_["run"] and "pull_request" not in cmp_["if"]  # compiler verdicts on every event
 
@@ -326,6 +329,10 @@ def placeholder(word: str) -> str:
             return "stable,beta,nightly"
         if var in ("GO_TOOLCHAINS",):
             return "oldstable,stable"
+        if var in ("MAX_RUNS",):
+            return "30"
+        if var in ("BUILDS",):
+            return ""
         return f"/tmp/{var.lower()}"
     return re.sub(r"\$\{?([A-Z_][A-Z0-9_]*)\}?", lambda m: value(m.group(1)), word)
 

@@ -33,10 +33,10 @@ def select(cat: catalogue.Catalogue, preset: str, args) -> list:
 
 
 def split_list(values) -> list[str] | None:
-    """--x a,b --x c -> [a, b, c]; None when not given."""
+    """--x a,b --x c -> [a, b, c]; None when not given or empty (`--build ""`: no filter)."""
     if not values:
         return None
-    return [v.strip() for item in values for v in item.split(",") if v.strip()]
+    return [v.strip() for item in values for v in item.split(",") if v.strip()] or None
 
 
 def run(args) -> int:

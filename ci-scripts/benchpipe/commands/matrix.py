@@ -7,15 +7,16 @@ from job to job). The event picks the defaults (pull_request: quick preset, Go s
 Rust stable; push: standard preset; schedule: standard preset across Go
 oldstable/stable and Rust stable/beta/nightly); the workflow_dispatch inputs override
 them. Large presets are split into shards by scenario, sized by an estimate of each
-job's time (catalogue `run_s` per preset: seconds per run on a hosted runner) so the
+job's time (catalogue `run_s`: a scenario's seconds per run in each preset, plus the
+harness's cost per run) so the
 slowest job stays well inside the job's time limit; the estimate is printed. The
 scenarios come from the catalogue; nothing here repeats them.
 
 Row fields: id (artifact-safe, unique), name (job title), runs-on (a label or a list
 of labels), go and rust (comma-separated, for `bench build`/`bench run`), preset,
-scenarios (comma-separated, for `bench run --scenario`), shard ("i/n"), estimate_min
-(typical minutes of the job) and worst_min (every interleaved group sampled to its
-maximum rounds).
+scenarios and builds (comma-separated, for `bench run --scenario/--build`; builds empty:
+all), max_runs (for `bench run --max-runs`), shard ("i/n"), estimate_min (typical
+minutes of the job) and worst_min (every interleaved group sampled to max_runs).
 """
 
 from __future__ import annotations
@@ -50,6 +51,9 @@ BUILD_MIN = {"go": 1.0, "rust": 4.0}
 # Rounds of an interleaved group relative to --runs: typical (sampling until sure stops
 # most groups at the first or second look) and worst (runner.sequential_design: 3 x).
 TYPICAL_ROUNDS, WORST_ROUNDS = 1.6, 3.0
+# What the harness adds to each run (hyperfine start, process start, checks): measured
+# here as the gap between a run's wall time and the run command's time per run.
+OVERHEAD_S = 0.25
 MAX_JOBS = 256  # GitHub's limit for one matrix
 
 # the names `bench build` takes (toolchains.py), so a job never fails on a name
@@ -105,34 +109,27 @@ def runners(os_text: str, runners_text: str) -> list[tuple[str, object]]:
     return [(label, label) for label in labels]
 
 
-def shards(cost: dict[str, float], budget: float) -> list[list[str]]:
-    """Scenarios packed into shards of at most `budget` cost (first fit, costliest first;
-    a scenario costlier than that is a shard of its own), each shard's scenarios in
-    catalogue order, shards ordered by their first scenario."""
-    names = list(cost)
-    bins: list[tuple[float, list[str]]] = []
-    for name in sorted(names, key=lambda n: -cost[n]):
-        for i, (size, members) in enumerate(bins):
-            if size + cost[name] <= budget:
-                bins[i] = (size + cost[name], members + [name])
-                break
-        else:
-            bins.append((cost[name], [name]))
-    order = {n: i for i, n in enumerate(names)}
-    packed = [sorted(members, key=order.get) for _, members in bins]
-    return sorted(packed, key=lambda m: order[m[0]])
-
-
 @dataclass
 class Estimate:
-    """Minutes of one job: building every toolchain, then the scenarios' benchmarks,
-    each measured once per toolchain of its language (interleaved when there are several)."""
+    """Minutes of one job: building every toolchain, then benchmarks, each measured once
+    per toolchain of its language (interleaved when there are several). Costs are kept
+    per (scenario, build), the finest unit a job can be given (`--scenario`, `--build`)."""
     build_min: float
-    run_min: dict[str, float]      # scenario -> typical minutes
-    worst_min: dict[str, float]    # scenario -> minutes when every group takes its maximum rounds
+    runs: int
+    warmup: int
+    per_unit: dict[tuple[str, str], list[tuple[int, float]]]  # (scenario, build) -> [(sides, s per run)]
 
-    def job(self, scenarios, worst=False) -> float:
-        return self.build_min + sum((self.worst_min if worst else self.run_min)[s] for s in scenarios)
+    def minutes(self, units, rounds: float) -> float:
+        """Running `units` with interleaved groups taking `rounds` x runs rounds."""
+        total = 0.0
+        for u in units:
+            for sides, per_run in self.per_unit[u]:
+                r = self.runs * (rounds if sides > 1 else 1)
+                total += sides * (r + self.warmup) * per_run / 60
+        return total
+
+    def job(self, units, rounds: float) -> float:
+        return self.build_min + self.minutes(units, rounds)
 
 
 def estimate(cat, preset_name: str, specs, go: list[str], rust: list[str], sides: int = 1) -> Estimate:
@@ -140,17 +137,59 @@ def estimate(cat, preset_name: str, specs, go: list[str], rust: list[str], sides
     preset = cat.preset(preset_name)
     per_lang = {"go": len(go), "rust": len(rust)}
     build = sides * sum(BUILD_MIN[lang] * n for lang, n in per_lang.items())
-    typical: dict[str, float] = {}
-    worst: dict[str, float] = {}
+    per_unit: dict[tuple[str, str], list] = {}
     for s in specs:
-        n = per_lang[s.build.lang] * sides
-        interleaved = n > 1
-        runs = preset.runs * (TYPICAL_ROUNDS if interleaved else 1)
-        runs_worst = preset.runs * (WORST_ROUNDS if interleaved else 1)
-        name = s.scenario.name
-        typical[name] = typical.get(name, 0.0) + n * (runs + preset.warmup) * preset.run_s / 60
-        worst[name] = worst.get(name, 0.0) + n * (runs_worst + preset.warmup) * preset.run_s / 60
-    return Estimate(build, typical, worst)
+        per_run = s.scenario.run_s.get(preset_name, 1.0) + OVERHEAD_S
+        per_unit.setdefault((s.scenario.name, s.build.name), []).append((per_lang[s.build.lang] * sides, per_run))
+    return Estimate(build, preset.runs, preset.warmup, per_unit)
+
+
+@dataclass
+class Shard:
+    scenarios: list[str]
+    builds: list[str]          # empty: every build
+    max_rounds: float          # of runs: WORST_ROUNDS, or fewer where even one unit is too big
+    units: list[tuple[str, str]]
+
+
+def _first_fit(items: list, cost, budget: float) -> list[list]:
+    bins: list[tuple[float, list]] = []
+    for it in sorted(items, key=lambda x: -cost([x])):
+        for i, (size, members) in enumerate(bins):
+            if size + cost([it]) <= budget:
+                bins[i] = (size + cost([it]), members + [it])
+                break
+        else:
+            bins.append((cost([it]), [it]))
+    return [m for _, m in bins]
+
+
+def shards(est: Estimate, scenario_order: list[str], budget: float) -> list[Shard]:
+    """Whole scenarios packed first-fit into shards whose worst case fits the budget; a
+    scenario too big for one shard is split by build (its builds packed the same way);
+    a build still too big gets fewer rounds of sampling until sure (max_rounds), which
+    is what keeps a job inside its limit, and it says so in the row."""
+    builds_of: dict[str, list[str]] = {}
+    for sc, b in est.per_unit:
+        builds_of.setdefault(sc, []).append(b)
+
+    def units(sc):
+        return [(sc, b) for b in builds_of[sc]]
+
+    def worst(group):
+        return est.minutes([u for sc in group for u in units(sc)], WORST_ROUNDS)
+
+    whole = [sc for sc in scenario_order if sc in builds_of and worst([sc]) <= budget]
+    out = [Shard(g, [], WORST_ROUNDS, [u for sc in g for u in units(sc)])
+           for g in _first_fit(whole, worst, budget)]
+    for sc in (sc for sc in scenario_order if sc in builds_of and sc not in whole):
+        for g in _first_fit(units(sc), lambda us: est.minutes(us, WORST_ROUNDS), budget):
+            rounds = next((r for r in (WORST_ROUNDS, 2.0) if est.minutes(g, r) <= budget), 1.0)
+            out.append(Shard([sc], sorted(b for _, b in g), rounds, g))
+    order = {n: i for i, n in enumerate(scenario_order)}
+    for sh in out:
+        sh.scenarios.sort(key=order.get)
+    return sorted(out, key=lambda sh: (order[sh.scenarios[0]], sh.builds))
 
 
 def build(args) -> dict:
@@ -159,7 +198,7 @@ def build(args) -> dict:
     preset0, go0, rust0 = EVENT_DEFAULTS[args.event]
     preset = args.preset.strip() or preset0
     cat = catalogue.load()
-    cat.preset(preset)  # unknown preset: usage error
+    p = cat.preset(preset)  # unknown preset: usage error
     go = _check("Go version", _split(args.go) or list(go0), GO_NAME)
     rust = _check("Rust toolchain", _split(args.rust) or list(rust0), RUST_NAME)
     asked = _split(args.scenarios) or None
@@ -169,21 +208,23 @@ def build(args) -> dict:
     langs = {s.build.lang for s in specs}
     go, rust = (go if "go" in langs else []), (rust if "rust" in langs else [])
     est = estimate(cat, preset, specs, go, rust, sides=2 if args.event == "pull_request" else 1)
+    order = list(dict.fromkeys(s.scenario.name for s in specs))
     if preset in NO_SHARDS:
-        groups = [list(est.run_min)]
+        groups = [Shard(order, [], WORST_ROUNDS, list(est.per_unit))]
     else:
         budget = args.budget_min - est.build_min
         if budget <= 0:
             raise UsageError(f"building {len(go)} Go and {len(rust)} Rust toolchains alone takes about "
                              f"{est.build_min:.0f} min, more than --budget-min {args.budget_min:g}")
-        groups = shards(est.worst_min, budget)
+        groups = shards(est, order, budget)
     rows = []
     for slug, runs_on in runners(args.os, args.runners):
-        for i, group in enumerate(groups, 1):
+        for i, sh in enumerate(groups, 1):
             shard = f"{i}/{len(groups)}"
+            what = ",".join(sh.scenarios) + (f" [{','.join(sh.builds)}]" if sh.builds else "")
             ident = slug + (f"-shard{i}of{len(groups)}" if len(groups) > 1 else "")
             title = f"{slug} go {','.join(go) or '-'} rust {','.join(rust) or '-'}" + \
-                (f" ({shard}: {','.join(group)})" if len(groups) > 1 else "")
+                (f" ({shard}: {what})" if len(groups) > 1 else "")
             rows.append({
                 "id": re.sub(r"[^A-Za-z0-9._-]", "_", ident),
                 "name": title,
@@ -191,14 +232,21 @@ def build(args) -> dict:
                 "go": ",".join(go),
                 "rust": ",".join(rust),
                 "preset": preset,
-                "scenarios": ",".join(group),
+                "scenarios": ",".join(sh.scenarios),
+                "builds": ",".join(sh.builds),
+                # sampling until sure: at most this many rounds per interleaved group
+                "max_runs": int(round(p.runs * sh.max_rounds)),
                 "shard": shard,
-                "estimate_min": round(est.job(group)),
-                "worst_min": round(est.job(group, worst=True)),
+                "estimate_min": round(est.job(sh.units, min(TYPICAL_ROUNDS, sh.max_rounds))),
+                "worst_min": round(est.job(sh.units, sh.max_rounds)),
             })
     if len(rows) > MAX_JOBS:
         raise UsageError(f"{len(rows)} jobs: more than GitHub's {MAX_JOBS} per matrix; choose fewer runners")
     return {"include": rows}
+
+
+def cat_runs(preset: str) -> int:
+    return catalogue.load().preset(preset).runs
 
 
 def run(args) -> int:
@@ -214,6 +262,8 @@ def run(args) -> int:
           f"each building go {r0['go'] or '-'} and rust {r0['rust'] or '-'} once", file=sys.stderr)
     for r in rows:
         if r["runs-on"] == r0["runs-on"]:
-            print(f"  {r['shard']:>5}  ~{r['estimate_min']} min (at most ~{r['worst_min']} min)  {r['scenarios']}",
-                  file=sys.stderr)
+            print(f"  {r['shard']:>5}  ~{r['estimate_min']} min (at most ~{r['worst_min']} min)  {r['scenarios']}"
+                  + (f" [{r['builds']}]" if r["builds"] else "")
+                  + (f" (sampling until sure capped at {r['max_runs']} rounds)"
+                     if r["max_runs"] < WORST_ROUNDS * cat_runs(r["preset"]) else ""), file=sys.stderr)
     return 0

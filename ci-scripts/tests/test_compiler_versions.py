@@ -1,0 +1,119 @@
+"""Compiler versions end to end, with real toolchains: two Go (the local go and go1.25.5,
+fetched by the go command through GOTOOLCHAIN) and two Rust (the local one and 1.90.0,
+installed by rustup), built once each, run in one interleaved run (the quick preset's
+cpu benchmarks: windows of tens of milliseconds; at smoke size they are under one and
+noise decides), and compared adjacent version against version. A slowdown injected into
+one toolchain's build only (the local Go built without optimisations) is flagged on
+time, and no other time is. (Peak memory may really differ between two Rust releases:
+their binaries differ, and the comparison says so; that is not asserted either way.)
+Then the run goes into a history and the site's Compiler versions page shows it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import run_bench
+
+from benchpipe import history, results, stats, tools, trends, catalogue, versions
+
+OLD_GO, OLD_RUST = "go1.25.5", "1.90.0"
+
+
+@pytest.fixture(scope="module")
+def interleaved(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("compilers")
+    build = tmp / "build"
+    res = run_bench("build", "--go", f"local,{OLD_GO}", "--rust", f"local,{OLD_RUST}", "--out", build, timeout=3600)
+    assert res.returncode == 0, res.stderr[-2000:]
+    manifest = json.loads((build / "manifest.json").read_text())
+    by = {(b["build"], b["request"]): b for b in manifest["builds"]}
+    assert by[("go", OLD_GO)]["toolchain"] == OLD_GO and by[("rust-system", OLD_RUST)]["toolchain"] == f"rust{OLD_RUST}"
+    # The injected slowdown: the local Go's program rebuilt without optimisations or inlining.
+    slow = by[("go", "local")]
+    env = {**os.environ, "PATH": tools.path_with_extras(), "GOTOOLCHAIN": "local"}
+    p = subprocess.run([tools.require("go"), "build", "-trimpath", "-tags", "libsqlite3", "-gcflags=all=-N -l",
+                        "-o", slow["path"], "."], cwd=Path(__file__).resolve().parents[2] / "go",
+                       env={**env, **_sqlite_env(build)}, capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr[-1000:]
+    out = tmp / "run"
+    res = run_bench("run", "--preset", "quick", "--scenario", "cpu", "--manifest", build / "manifest.json",
+                    "--runs", "10", "--max-runs", "10", "--out", out, "--no-summary", timeout=1800)
+    assert res.returncode == 0, res.stderr[-2000:]
+    return tmp, out / "results.json"
+
+
+def _sqlite_env(build: Path) -> dict:
+    """The cgo flags `bench build` gave the Go build (the SQLite the Rust build compiled)."""
+    from benchpipe import sqlite_link
+    for target in sorted(build.glob("head/*/target")):
+        lib = sqlite_link.find(target, tools.require("cargo"), tools.which("rustc") or "rustc", [],
+                               Path(__file__).resolve().parents[2] / "rust",
+                               {**os.environ, "PATH": tools.path_with_extras()})
+        if lib:
+            return lib.go_env(dict(os.environ))
+    return {}
+
+
+def test_one_run_measures_every_toolchain_interleaved(interleaved):
+    _, path = interleaved
+    doc = results.load(path)
+    tcs = {(b["key"]["lang"], b["key"]["toolchain"], b.get("channel")) for b in doc["benchmarks"]}
+    assert ("go", OLD_GO, "1.25.5") in tcs and ("rust", f"rust{OLD_RUST}", OLD_RUST) in tcs
+    assert {c for lang, _, c in tcs} == {"1.25.5", OLD_RUST, "local"}
+    assert all(b["status"] == "ok" for b in doc["benchmarks"]), [b.get("reason") for b in doc["benchmarks"]]
+    # the same work whatever the compiler: one checksum per set of params
+    sums = {}
+    for b in doc["benchmarks"]:
+        sums.setdefault(results.format_params(b["key"]["params"]), set()).add(b["records"][0]["checksum"])
+    assert all(len(v) == 1 for v in sums.values())
+
+
+def test_compare_flags_the_slowed_toolchain_and_nothing_else(interleaved):
+    tmp, path = interleaved
+    out = tmp / "compare.json"
+    res = run_bench("compare", path, "--json", out, "--calibration", "none", timeout=600)
+    assert res.returncode == 0, res.stderr
+    rep = json.loads(out.read_text())
+    assert rep["mode"] == "toolchains"
+    pairs = {}
+    for c in rep["benchmarks"]:
+        pairs.setdefault((c["base"], c["head"]), []).append(c)
+    assert len(pairs) == 2 and {b for b, _ in pairs} == {OLD_GO, f"rust{OLD_RUST}"}  # adjacent versions
+    go_pair = next(v for (b, _), v in pairs.items() if b == OLD_GO)
+    rust_pair = next(v for (b, _), v in pairs.items() if b.startswith("rust"))
+    assert len(go_pair) == 2 and len(rust_pair) == 10  # every benchmark of each language, per pair
+    for c in go_pair:
+        assert c["verdict"] == stats.REGRESSION, c
+        assert c["metrics"]["time"]["ratio"] > 1.3 and c["metrics"]["time"]["paired"]
+    flagged = [(c["id"], c["metrics"]["time"]["ratio"]) for c in rust_pair if c["metrics"]["time"]["verdict"] != stats.NO_CHANGE]
+    assert not flagged, flagged
+
+
+def test_versions_are_named_the_way_people_name_them(interleaved):
+    tmp, path = interleaved
+    for base, head in (("1.25.5", "local"), ("go1.25.5", "local"), ("1.25.x", "local"), (OLD_RUST, "local")):
+        out = tmp / f"cmp-{base}.json"
+        res = run_bench("compare", path, "--base", base, "--head", head, "--json", out, "--calibration", "none")
+        assert res.returncode == 0, (base, res.stderr)
+        rep = json.loads(out.read_text())
+        langs = {c["key"]["lang"] for c in rep["benchmarks"]}
+        assert langs == ({"rust"} if base == OLD_RUST else {"go"}), (base, langs)
+    res = run_bench("compare", path, "--base", "beta", "--head", "local")
+    assert res.returncode == 2 and "channels: " in res.stderr
+
+
+def test_history_and_the_compiler_versions_page(interleaved, tmp_path):
+    _, path = interleaved
+    history.add_files(tmp_path / "h", [path])
+    model = trends.build(history.load(tmp_path / "h"), catalogue.load(), detect=False)
+    rows = versions.rows(model)["linux"]
+    assert rows[0]["verdict"] == stats.REGRESSION and rows[0]["lang"] == "go" and rows[0]["older"] == OLD_GO
+    assert {r["older"] for r in rows} == {OLD_GO, f"rust{OLD_RUST}"}
+    res = run_bench("site", "--history", tmp_path / "h", "--out", tmp_path / "site", timeout=600)
+    assert res.returncode == 0, res.stderr
+    page = (tmp_path / "site" / "compilers.html").read_text()
+    assert "regression" in page and f"{OLD_GO} → go1." in page
