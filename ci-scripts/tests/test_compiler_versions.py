@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from conftest import run_bench
 
-from benchpipe import history, results, stats, tools, trends, catalogue, versions
+from benchpipe import ROOT, catalogue, history, results, stats, tools, trends, versions
 
 OLD_GO, OLD_RUST = "go1.25.5", "1.90.0"
 
@@ -26,21 +26,26 @@ OLD_GO, OLD_RUST = "go1.25.5", "1.90.0"
 @pytest.fixture(scope="module")
 def interleaved(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("compilers")
-    build = tmp / "build"
+    # Kept between test runs (cargo and go decide what is stale), apart from the other
+    # tests' builds: this manifest lists four toolchains.
+    build = ROOT / ".bench" / "test-build-versions"
     res = run_bench("build", "--go", f"local,{OLD_GO}", "--rust", f"local,{OLD_RUST}", "--out", build, timeout=3600)
     assert res.returncode == 0, res.stderr[-2000:]
     manifest = json.loads((build / "manifest.json").read_text())
     by = {(b["build"], b["request"]): b for b in manifest["builds"]}
     assert by[("go", OLD_GO)]["toolchain"] == OLD_GO and by[("rust-system", OLD_RUST)]["toolchain"] == f"rust{OLD_RUST}"
-    # The injected slowdown: the local Go's program rebuilt without optimisations or inlining.
+    # The injected slowdown: the local Go's program rebuilt without optimisations or
+    # inlining, into this test's folder, and put in the manifest the run reads.
     slow = by[("go", "local")]
+    slow["path"] = str(tmp / "slow" / Path(slow["path"]).name)
     env = {**os.environ, "PATH": tools.path_with_extras(), "GOTOOLCHAIN": "local"}
     p = subprocess.run([tools.require("go"), "build", "-trimpath", "-tags", "libsqlite3", "-gcflags=all=-N -l",
-                        "-o", slow["path"], "."], cwd=Path(__file__).resolve().parents[2] / "go",
+                        "-o", slow["path"], "."], cwd=ROOT / "go",
                        env={**env, **_sqlite_env(build)}, capture_output=True, text=True)
     assert p.returncode == 0, p.stderr[-1000:]
+    (tmp / "manifest.json").write_text(json.dumps(manifest))
     out = tmp / "run"
-    res = run_bench("run", "--preset", "quick", "--scenario", "cpu", "--manifest", build / "manifest.json",
+    res = run_bench("run", "--preset", "quick", "--scenario", "cpu", "--manifest", tmp / "manifest.json",
                     "--runs", "10", "--max-runs", "10", "--out", out, "--no-summary", timeout=1800)
     assert res.returncode == 0, res.stderr[-2000:]
     return tmp, out / "results.json"
@@ -51,7 +56,7 @@ def _sqlite_env(build: Path) -> dict:
     from benchpipe import sqlite_link
     for target in sorted(build.glob("head/*/target")):
         lib = sqlite_link.find(target, tools.require("cargo"), tools.which("rustc") or "rustc", [],
-                               Path(__file__).resolve().parents[2] / "rust",
+                               ROOT / "rust",
                                {**os.environ, "PATH": tools.path_with_extras()})
         if lib:
             return lib.go_env(dict(os.environ))
