@@ -8,6 +8,9 @@ Kinds of chart (all named under charts/<scenario>/):
                                 band, change points, and a grey mark where a channel moved
                                 to a new compiler release
   toolchains-<os>-<lang>.svg    newer against older toolchain: ratio of median times
+  versions/<os>-<lang>-<pair>   a newer compiler against the older one measured in the same
+                                runs, over the nights: geometric mean of the benchmarks' time
+                                ratios, bars from the lowest to the highest
 
 One palette everywhere: Go blue, Rust (system allocator) orange, Rust (mimalloc) dark
 orange dashed; older toolchains in lighter tints; variants by point shape."""
@@ -289,6 +292,54 @@ def render(charts: list[Chart], outdir: Path, workdir: Path, jobs: int | None = 
     return written
 
 
+def version_charts(model: trends.Model, datadir: Path) -> list[Chart]:
+    """Per OS, language and pair of channels: how the newer compiler's time ratio against
+    the older moved over the nights (the history entries' `versus`, same-run verdicts)."""
+    import math
+
+    groups: dict[tuple[str, str, str, str], dict[str, list[float]]] = {}
+    for s in model.series.values():
+        for e in s.entries:
+            v = e.get("versus") or {}
+            r = ((v.get("metrics") or {}).get("time") or {}).get("ratio")
+            if not r or r <= 0:
+                continue
+            older = v.get("channel") or v["toolchain"]
+            g = groups.setdefault((s.os, s.key["lang"], older, s.channel or e["key"]["toolchain"]), {})
+            g.setdefault(e["date"], []).append(r)
+    charts = []
+    for (os_, lang, older, newer), by_date in sorted(groups.items()):
+        rows = []
+        for d, rs in sorted(by_date.items()):
+            gm = math.exp(sum(math.log(x) for x in rs) / len(rs))
+            rows.append(f"{d} {gm:.6g} {min(rs):.6g} {max(rs):.6g} {len(rs)}")
+        name = f"versions/{os_}-{lang}-{trends.slug(f'{older}-{newer}')}"
+        fname = datadir / f"{name.replace('/', '_')}.dat"
+        fname.write_text("\n".join(rows) + "\n", encoding="utf-8")
+        colour = LANG_COLOURS.get(lang, "#555555")
+        script = "\n".join([
+            f"set title {gq(f'{lang} {newer} against {older} on {os_}: time ratio per night (above 1: newer slower)')} noenhanced",
+            "set xdata time", "set timefmt '%Y-%m-%dT%H:%M:%SZ'", f"set format x '{_date_format([_Dates(by_date)])}'",
+            "set xtics rotate by -30", "set grid lc rgb '#dddddd'", "set key top left noenhanced",
+            "set ylabel 'newer / older (timed window)'",
+            "set arrow from graph 0, first 1 to graph 1, first 1 nohead lc rgb '#444444' dt 2 front",
+            f"plot {gq(str(fname))} using 1:2:3:4 with yerrorbars lc rgb '{tint(colour, 0.5)}' title 'lowest .. highest benchmark', \\",
+            f"     {gq(str(fname))} using 1:2 with linespoints lc rgb '{colour}' lw 2 pt 7 title 'geometric mean'",
+        ])
+        charts.append(Chart(name, script, width=860, height=360))
+    return charts
+
+
+@dataclass
+class _Dates:
+    """Just enough of a Series for _date_format."""
+    by_date: dict
+
+    @property
+    def entries(self):
+        return [{"date": d} for d in self.by_date]
+
+
 def make_all(model: trends.Model, cat, outdir: Path, jobs: int | None = None, png_os: str | None = None,
              keep_sources: Path | None = None) -> dict:
     """Every chart of the site into outdir (= <site>/charts). Returns {kind: [names]}."""
@@ -298,8 +349,10 @@ def make_all(model: trends.Model, cat, outdir: Path, jobs: int | None = None, pn
         sizes = size_charts(model, cat, work, png_os)
         trend = trend_charts(model, work)
         tcs = toolchain_charts(model, cat, work)
-        render(sizes + trend + tcs, outdir, work, jobs)
+        vers = version_charts(model, work)
+        render(sizes + trend + tcs + vers, outdir, work, jobs)
     finally:
         if not keep_sources:
             shutil.rmtree(work, ignore_errors=True)
-    return {"size": [c.name for c in sizes], "trend": [c.name for c in trend], "toolchains": [c.name for c in tcs]}
+    return {"size": [c.name for c in sizes], "trend": [c.name for c in trend], "toolchains": [c.name for c in tcs],
+            "versions": [c.name for c in vers]}

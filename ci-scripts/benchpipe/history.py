@@ -250,10 +250,11 @@ def toolchain_verdicts(doc: dict) -> dict[str, dict]:
     return out
 
 
-def entry_records(doc: dict, run: str) -> list[dict]:
+def entry_records(doc: dict, run: str, verdicts: bool = True) -> list[dict]:
+    """verdicts=False: without `versus` (what only needs the figures skips the statistics)."""
     env = doc["env"]
     date = utc_date(env["timestamp"])
-    versus = toolchain_verdicts(doc)
+    versus = toolchain_verdicts(doc) if verdicts else {}
     out = []
     for b in doc["benchmarks"]:
         if b["status"] != "ok":

@@ -264,7 +264,9 @@ def _render(out, history_dir, rep, t0, detect, jobs, cp_options, site_url, repo_
         page="regressions", changes=model.regressions, **common)
     by_os = versions.rows(model)
     pages["compilers.html"] = env.get_template("compilers.html.j2").render(
-        page="compilers", oses=by_os, summaries={o: versions.summary(rs) for o, rs in by_os.items()}, **common)
+        page="compilers", oses=by_os, summaries={o: versions.summary(rs) for o, rs in by_os.items()},
+        version_charts={o: [c for c in rep.charts["versions"] if c.startswith(f"versions/{o}-")] for o in by_os},
+        **common)
     pages["about.html"] = env.get_template("about.html.j2").render(
         page="about", presets=cat.presets, builds=cat.builds, catalogue=cat, machines=machines(model), cp_options=cp_options or {},
         toolchains=sorted({(r["os"], tc, v) for r in hist.runs.values() for tc, v in r["toolchains"].items()}), **common)

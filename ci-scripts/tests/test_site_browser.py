@@ -59,6 +59,7 @@ def test_site_in_headless_chromium(tmp_path):
         assert set(verdicts) <= set(order)
         assert [order.index(v) for v in verdicts] == sorted(order.index(v) for v in verdicts)
     assert "time ratio [95% CI]" in pages["compilers.html"]["version_headers"]
+    assert pages["compilers.html"]["images"] == 4  # over the nights: per OS, Go's pair and Rust's (each loaded)
     assert "compilers.html" in summary["xss_shown_on"]
     assert pages["scenario-sleep.html"]["filter_changed"] and pages["scenario-sleep.html"]["images"] > 4
     assert "scenario-sleep.html" in summary["xss_shown_on"] and "index.html" in summary["xss_shown_on"]

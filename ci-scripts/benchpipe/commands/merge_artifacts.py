@@ -83,7 +83,7 @@ def benchmark_action_files(docs: list[dict]) -> dict[str, list[dict]]:
         if doc["env"].get("labels") or any(b["key"].get("label") for b in doc["benchmarks"]):
             continue
         by_set: dict[str, list[dict]] = {}
-        for e in history.entry_records(doc, history.run_id_of(doc)):
+        for e in history.entry_records(doc, history.run_id_of(doc), verdicts=False):
             by_set.setdefault(history.data_js_name(e["os"], e["key"]["lang"], history.channel(e)), []).append(e)
         for name, entries in by_set.items():
             for bench in history.data_js_benches(entries):
