@@ -78,6 +78,8 @@ DOCS = {
     "toolchain-version-with-newline": lambda d: _set(["env", "toolchains", "go1.26.8"])("go\n::warning::x")(d),
     "huge-commit-message": lambda d: _set(["env", "commit_message"])("m" * 200_000)(d),
     "commit-not-a-sha": lambda d: _set(["env", "commit"])("$(rm -rf /)")(d),
+    "newline-in-channel": lambda d: _set(["benchmarks", 0, "channel"])("stable\n::warning::x")(d),
+    "markup-in-channel": lambda d: _set(["benchmarks", 0, "channel"])("<b>beta</b>")(d),
 }
 
 
