@@ -309,6 +309,8 @@ def version_charts(model: trends.Model, datadir: Path) -> list[Chart]:
             g.setdefault(e["date"], []).append(r)
     charts = []
     for (os_, lang, older, newer), by_date in sorted(groups.items()):
+        if len(by_date) < 2:
+            continue  # one night is the table's row; a line needs two
         rows = []
         for d, rs in sorted(by_date.items()):
             gm = math.exp(sum(math.log(x) for x in rs) / len(rs))

@@ -60,4 +60,5 @@ def summary(rs: list[dict]) -> dict:
         counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
         if (r["time"].get("ratio") or 0) > 0:
             logs.append(math.log(r["time"]["ratio"]))
-    return {"counts": counts, "geomean": math.exp(sum(logs) / len(logs)) if logs else None}
+    ordered = dict(sorted(counts.items(), key=lambda kv: ORDER.get(kv[0], 9)))  # regressions first
+    return {"counts": ordered, "geomean": math.exp(sum(logs) / len(logs)) if logs else None}
