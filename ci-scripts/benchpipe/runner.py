@@ -79,7 +79,7 @@ class Job:
 
     def to_json(self) -> dict:
         out = {"id": self.id, "key": self.key, "status": self.status}
-        if self.built.channel:
+        if self.built is not None and self.built.channel:
             out["channel"] = self.built.channel
         reason = self.reason if self.status != "ok" else "; ".join(self.warnings)
         if reason:

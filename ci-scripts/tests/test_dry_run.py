@@ -69,7 +69,7 @@ def test_bench_then_publish_dry_run_for_two_os_legs(tmp_path):
     artifacts = tmp_path / "bench-artifacts"
     for row in rows:
         ws = tmp_path / "legs" / row["id"]
-        exprs = {"github.workspace": str(ws), **{f"matrix.{k}": v for k, v in row.items() if isinstance(v, str)}}
+        exprs = {"github.workspace": str(ws), **{f"matrix.{k}": str(v) for k, v in row.items() if isinstance(v, (str, int))}}
         env = {"GITHUB_STEP_SUMMARY": str(ws / "summary.md"), "RUNNER_NAME": f"dry-run {row['runs-on']}",
                "GITHUB_OUTPUT": str(ws / "out")}
         ws.mkdir(parents=True)
