@@ -534,19 +534,15 @@ def primary_time(entry: dict) -> dict:
     return entry.get("window_s") or entry["time_s"]
 
 
-def data_js_name(os_: str, lang: str, chan: str) -> str:
-    """One benchmark-set name per OS, language and channel (`linux rust stable`): the
-    action compares each new entry with the set's previous one, so a compiler release
-    is compared with the version before it instead of starting a new set."""
-    return f"{os_} {lang} {chan}"
-
-
 def update_data_js(path, new_runs: list[dict], new_entries: list[dict], repo_url: str = "") -> int:
     """Append the new runs to github-action-benchmark's dev/bench/data.js (keeping
-    whatever the action itself wrote there). One entry per set and commit: the shards
+    whatever the action itself wrote there; sets and benches: export.benchmark_action).
+    One entry per set and commit: the shards
     of one commit (several runs) go into one entry, else the action, which compares
     only with a set's latest entry, would compare each shard with the one before it
     and never see the others. Returns the number of entries added or extended."""
+    from benchpipe.export import benchmark_action
+
     path = Path(path)
     data = read_data_js(path) if path.exists() else {"lastUpdate": 0, "repoUrl": repo_url, "entries": {}}
     if repo_url and not data.get("repoUrl"):
@@ -554,7 +550,7 @@ def update_data_js(path, new_runs: list[dict], new_entries: list[dict], repo_url
     runs = {r["run"]: r for r in new_runs}
     by_group: dict[tuple[str, str], list[dict]] = {}
     for e in new_entries:
-        by_group.setdefault((runs[e["run"]]["commit"], data_js_name(e["os"], e["key"]["lang"], channel(e))), []).append(e)
+        by_group.setdefault((runs[e["run"]]["commit"], benchmark_action.set_of(e)), []).append(e)
     first_date = {}
     for r in sorted(new_runs, key=lambda r: r["date"]):
         first_date.setdefault(r["commit"], r["date"])
@@ -570,7 +566,7 @@ def update_data_js(path, new_runs: list[dict], new_entries: list[dict], repo_url
             entry = {"commit": commit, "date": stamp, "tool": "customSmallerIsBetter", "benches": []}
             series.append(entry)
         have = {b.get("name") for b in entry["benches"]}
-        fresh = [b for b in data_js_benches(ents) if b["name"] not in have]
+        fresh = [b for b in benchmark_action.benches(ents) if b["name"] not in have]
         if fresh:
             entry["benches"].extend(fresh)
             changed += 1
@@ -578,21 +574,3 @@ def update_data_js(path, new_runs: list[dict], new_entries: list[dict], repo_url
         data["lastUpdate"] = int(datetime.now(timezone.utc).timestamp() * 1000)
         atomic_write_text(path, DATA_JS_PREFIX + json.dumps(data, indent=2) + "\n")
     return changed
-
-
-def data_js_benches(entries: list[dict]) -> list[dict]:
-    """customSmallerIsBetter benches of history entries: the timed window and peak
-    memory, named by family (no toolchain in the name: it survives a release), the
-    exact toolchain in `extra`."""
-    benches = []
-    for e in sorted(entries, key=lambda x: x["id"]):
-        fam = results_mod.family_id(e["key"]) + (f"#{e['key']['label']}" if e["key"].get("label") else "")
-        t, m = primary_time(e), e["memory_bytes"]
-        tc = e["key"]["toolchain"]
-        benches.append({"name": f"{fam} time", "value": t["median"], "unit": "s",
-                        "range": f"± {(t['ci_high'] - t['ci_low']) / 2:.6g}",
-                        "extra": f"{tc}; n={t['n']} ci95=[{t['ci_low']:.6g}, {t['ci_high']:.6g}] run={e['run']}"})
-        benches.append({"name": f"{fam} peak memory", "value": round(m["median"] / 2**20, 3), "unit": "MiB",
-                        "range": f"± {(m['ci_high'] - m['ci_low']) / 2 / 2**20:.3f}",
-                        "extra": f"{tc}; n={m['n']} run={e['run']}"})
-    return benches

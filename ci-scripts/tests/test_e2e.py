@@ -69,19 +69,22 @@ def test_smoke_checksums_agree_across_languages(smoke_run):
     assert all(len(v) == 1 for v in by.values()), {k: v for k, v in by.items() if len(v) > 1}
 
 
-def test_benchmark_action_file(smoke_run):
+def test_benchmark_action_files(smoke_run):
+    """One file per github-action-benchmark set (OS, language, channel), named as on gh-pages."""
     _, out = smoke_run
     doc = json.loads((out / "results.json").read_text())
-    entries = json.loads((out / "benchmark-action.json").read_text())
+    files = sorted((out / "benchmark-action").iterdir())
+    assert [f.name for f in files] == ["linux-go-local.json", "linux-rust-local.json"]
+    entries = [e for f in files for e in json.loads(f.read_text())]
     assert isinstance(entries, list) and len(entries) == 2 * len(doc["benchmarks"])
     names = [e["name"] for e in entries]
     assert len(set(names)) == len(names)
     for e in entries:
         assert set(e) == {"name", "unit", "value", "range", "extra"}
         assert isinstance(e["value"], (int, float)) and e["value"] > 0
-        assert e["unit"] == ("s" if e["name"].endswith(" - window time") else "MiB")
-        assert e["name"].endswith((" - window time", " - peak memory"))
-    assert any(n.startswith("hashmap spawn [go go") for n in names)
+        assert e["unit"] == ("s" if e["name"].endswith(" time") else "MiB")
+        assert e["name"].endswith((" time", " peak memory")) and e["extra"].startswith(("go1.", "rust1."))
+    assert any(n.startswith("hashmap/spawn/go/") for n in names)
 
 
 def test_summary_markdown(smoke_run):

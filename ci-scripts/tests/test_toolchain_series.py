@@ -188,3 +188,21 @@ def test_shards_published_one_at_a_time_join_their_commit_entry(tmp_path):
     after = history.read_data_js(data_js)
     after["lastUpdate"] = data["lastUpdate"]
     assert json.dumps(after, sort_keys=True) == before
+
+
+def test_one_exporter_the_run_files_match_what_data_js_holds(tmp_path):
+    """What `run` writes for the action, what merge-artifacts gives it and what data.js
+    holds on gh-pages: the same sets, the same bench names and values."""
+    from benchpipe.export import benchmark_action
+
+    f = _with_channel(make_results(tmp_path / "r.json", 1, keys=_keys(("cpu", "sleep"))), lambda k: "stable")
+    doc = results.load(f)
+    rep = history.add_files(tmp_path / "h", [f])
+    history.update_data_js(tmp_path / "data.js", rep.new_runs, rep.new_entries)
+    data = history.read_data_js(tmp_path / "data.js")
+    files = benchmark_action.write_sets(tmp_path / "ba", [doc])
+    assert {x["name"] for x in files} == set(data["entries"]) == {"linux go stable", "linux rust stable"}
+    for x in files:
+        mine = json.loads((tmp_path / "ba" / x["file"]).read_text())
+        theirs = data["entries"][x["name"]][-1]["benches"]
+        assert [(b["name"], b["value"]) for b in mine] == [(b["name"], b["value"]) for b in theirs]

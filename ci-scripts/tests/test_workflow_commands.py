@@ -19,9 +19,10 @@ CI_SCRIPTS = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(CI_SCRIPTS))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from benchpipe import catalogue, history, results  # noqa: E402
+from benchpipe import catalogue, results  # noqa: E402
 from benchpipe.cli import main  # noqa: E402
 from benchpipe.commands import matrix as matrix_cmd  # noqa: E402
+from benchpipe.export import benchmark_action  # noqa: E402
 from benchpipe.commands import pr_comment  # noqa: E402
 
 import wf_fixtures  # noqa: E402
@@ -180,7 +181,7 @@ def test_merge_artifacts_keeps_valid_results_and_rejects_the_rest(tmp_path, caps
     outputs = dict(line.split("=", 1) for line in gh_out.read_text().splitlines())
     assert outputs["results"] == "2"
     gab = json.loads(outputs["benchmark-action"])
-    names = {history.data_js_name(os_, lang, tc) for os_ in ("linux", "macos")
+    names = {benchmark_action.set_name(os_, lang, tc) for os_ in ("linux", "macos")
              for lang, tc in wf_fixtures.TOOLCHAINS.items()}
     assert {g["name"] for g in gab} == names  # one set per OS, language and channel (here: no channel recorded)
     for g in gab:

@@ -7,7 +7,7 @@ validates each one (schema, ids, keys: `results.load`), and writes what passed,
 re-serialised from the parsed document (never the bytes as downloaded), to
 
     OUT/results/<n>-<artifact>.json        one per accepted results file
-    OUT/benchmark-action/<n>.json          github-action-benchmark customSmallerIsBetter
+    OUT/benchmark-action/<set>.json        github-action-benchmark customSmallerIsBetter
                                            input, one file per benchmark set (OS,
                                            language, channel) holding every shard, the
                                            names and values `bench history add --data-js`
@@ -27,7 +27,8 @@ import re
 import sys
 from pathlib import Path
 
-from benchpipe import history, results
+from benchpipe import results
+from benchpipe.export import benchmark_action
 from benchpipe.errors import BenchError, UsageError, one_line
 from benchpipe.fsutil import atomic_write_json
 from benchpipe.report import md
@@ -72,27 +73,6 @@ def find_results(root: Path) -> list[tuple[Path, str | None]]:
     return found
 
 
-def benchmark_action_files(docs: list[dict]) -> dict[str, list[dict]]:
-    """name -> customSmallerIsBetter entries, for the non-A/B results docs: the sets and
-    benches `history.update_data_js` writes (one set per OS, language and channel), every
-    shard's benchmarks in its set's one file. When several runs give the same bench,
-    the first one, in artifact order, is kept."""
-    out: dict[str, list[dict]] = {}
-    seen: dict[str, set[str]] = {}
-    for doc in docs:
-        if doc["env"].get("labels") or any(b["key"].get("label") for b in doc["benchmarks"]):
-            continue
-        by_set: dict[str, list[dict]] = {}
-        for e in history.entry_records(doc, history.run_id_of(doc), verdicts=False):
-            by_set.setdefault(history.data_js_name(e["os"], e["key"]["lang"], history.channel(e)), []).append(e)
-        for name, entries in by_set.items():
-            for bench in history.data_js_benches(entries):
-                if bench["name"] not in seen.setdefault(name, set()):
-                    seen[name].add(bench["name"])
-                    out.setdefault(name, []).append(bench)
-    return out
-
-
 def merge(root: Path, out: Path) -> dict:
     if not root.is_dir():
         raise UsageError(f"{root}: no such folder (were the artifacts downloaded?)")
@@ -120,11 +100,7 @@ def merge(root: Path, out: Path) -> dict:
             "ab": bool(env.get("labels")),
             "benchmarks": {s: sum(1 for b in doc["benchmarks"] if b["status"] == s) for s in ("ok", "failed", "skipped")},
         })
-    gab = []
-    for i, (name, benches) in enumerate(sorted(benchmark_action_files(docs).items()), 1):
-        fname = f"{i:03d}-{_slug(name)}.json"
-        atomic_write_json(out / "benchmark-action" / fname, benches)
-        gab.append({"name": name, "file": fname})
+    gab = benchmark_action.write_sets(out / "benchmark-action", docs)
     manifest = {"accepted": accepted, "rejected": rejected, "benchmark_action": gab}
     atomic_write_json(out / "manifest.json", manifest)
     return manifest

@@ -1,7 +1,7 @@
 """`bench run --preset P [filters] [--go ..] [--rust ..] [--ab-base DIR] [--out DIR]`:
 build (or take --manifest), run every selected benchmark through hyperfine with
-progress, check it, and write DIR/results.json, DIR/benchmark-action.json and
-DIR/summary.md. Exit 0 when nothing failed, 1 with "N of M benchmarks failed"."""
+progress, check it, and write DIR/results.json, DIR/benchmark-action/<set>.json (one
+file per github-action-benchmark set: OS, language, channel) and DIR/summary.md. Exit 0 when nothing failed, 1 with "N of M benchmarks failed"."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from benchpipe.report import summary
 from benchpipe.progress import Reporter
 
 NAME = "run"
-HELP = "run the benchmarks of a preset through hyperfine; writes results.json, benchmark-action.json, summary.md"
+HELP = "run the benchmarks of a preset through hyperfine; writes results.json, benchmark-action/, summary.md"
 
 
 def add_arguments(p):
@@ -161,7 +161,7 @@ def _run(args, cat, preset, specs, out: Path) -> int:
         env["sequential"] = seq.to_json()
     doc = runner.document(env, jobs)
     results.write(out / "results.json", doc)
-    fsutil.atomic_write_json(out / "benchmark-action.json", action.entries(doc))
+    action.write_sets(out / "benchmark-action", [doc])
     md = summary.markdown_text(doc)
     fsutil.atomic_write_text(out / "summary.md", md)
     # The job summary has one writer, the workflow's Summary step (`bench summary
