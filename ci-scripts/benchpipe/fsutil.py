@@ -1,8 +1,10 @@
 """Atomic file writes: write a sibling temp file, flush it to disk, rename over the
-target. A reader (or a killed writer) sees the old file or the new one, never half."""
+target. A reader (or a killed writer) sees the old file or the new one, never half.
+And a lock that serialises writers of one directory on one machine."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
@@ -34,3 +36,20 @@ def atomic_write_text(path: Path, text: str) -> None:
 def atomic_write_json(path: Path, doc, indent: int | None = 1) -> None:
     # allow_nan=False: NaN and Infinity are not JSON; nothing here writes them
     atomic_write_text(path, json.dumps(doc, indent=indent, sort_keys=False, allow_nan=False) + "\n")
+
+
+@contextlib.contextmanager
+def file_lock(root: Path):
+    """Serialise writers of one directory on one machine (several `history add` into one history)."""
+    root.mkdir(parents=True, exist_ok=True)
+    fh = open(root / ".lock", "a+")
+    try:
+        try:
+            import fcntl
+            fcntl.flock(fh, fcntl.LOCK_EX)
+        except ImportError:  # Windows: msvcrt locks a byte range
+            import msvcrt
+            msvcrt.locking(fh.fileno(), msvcrt.LK_LOCK, 1)
+        yield
+    finally:
+        fh.close()

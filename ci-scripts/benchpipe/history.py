@@ -20,24 +20,20 @@ Every record carries a digest of its own content, so a hand edit is reported by
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-import math
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from functools import lru_cache
 from pathlib import Path
-
-import jsonschema
 
 from benchpipe import measures
 from benchpipe import results as results_mod
 from benchpipe import schema as schema_mod
 from benchpipe.errors import BenchError
 from benchpipe import strictjson
-from benchpipe.fsutil import atomic_write_text
+from benchpipe.fsutil import atomic_write_text, file_lock
+from benchpipe.stats import summarize
 
 HISTORY_SCHEMA = "gorust-bench.history/1"
 RUNS_DIR = "runs"
@@ -75,55 +71,13 @@ def month_of(date: str) -> str:
     return date[:7]
 
 
-def summarize(samples: list[float], confidence: float = 0.95) -> dict:
-    """Median with a distribution-free confidence interval (order statistics of the
-    binomial), n, min, max, mean, standard deviation."""
-    xs = sorted(float(x) for x in samples)
-    n = len(xs)
-    mid = n // 2
-    median = xs[mid] if n % 2 else (xs[mid - 1] + xs[mid]) / 2
-    lo_i = _ci_index(n, confidence)
-    hi_i = n - 1 - lo_i
-    mean = sum(xs) / n
-    var = sum((x - mean) ** 2 for x in xs) / (n - 1) if n > 1 else 0.0
-    return {
-        "median": median, "ci_low": xs[lo_i], "ci_high": xs[hi_i], "n": n,
-        "min": xs[0], "max": xs[-1], "mean": mean, "stddev": math.sqrt(var),
-    }
-
-
-@lru_cache(maxsize=None)
-def _ci_index(n: int, confidence: float) -> int:
-    """0-based index of the lower bound of the distribution-free CI of the median: the
-    largest j with P(Binomial(n, 1/2) <= j) <= alpha/2, so [x_(j+1), x_(n-j)] (1-based)
-    covers the median with at least the confidence asked (0: the whole range)."""
-    from scipy.stats import binom
-
-    alpha = 1 - confidence
-    j = -1
-    while binom.cdf(j + 1, n, 0.5) <= alpha / 2:
-        j += 1
-    return max(j, 0)
-
-
 # --------------------------------------------------------------------------- validation
 
-@lru_cache(maxsize=None)
-def _validator(kind: str):
-    ref = {"entries": "entries_file", "runs": "runs_file", "entry": "entry", "run": "run"}[kind]
-    sub = {"$ref": f"https://gorust-bench.example/schemas/history.schema.json#/$defs/{ref}"}
-    cls = jsonschema.Draft202012Validator
-    return cls(sub, registry=schema_mod._registry(), format_checker=cls.FORMAT_CHECKER)
-
-
-def _short(msg: str, limit: int = 160) -> str:
-    msg = " ".join(msg.split())
-    return msg if len(msg) <= limit else msg[: limit - 3] + "..."
+_DEFS = {"entries": "entries_file", "runs": "runs_file", "entry": "entry", "run": "run"}
 
 
 def record_problems(record, kind: str) -> list[str]:
-    errs = sorted(_validator(kind).iter_errors(record), key=lambda e: list(e.absolute_path))
-    return [f"{e.json_path}: {_short(e.message)}" for e in errs]
+    return schema_mod.problems_at(record, "history", _DEFS[kind])
 
 
 def file_problems(path: Path, doc, rel: str) -> list[str]:
@@ -307,23 +261,6 @@ def entry_records(doc: dict, run: str, verdicts: bool = True) -> list[dict]:
 
 # --------------------------------------------------------------------------- the store
 
-@contextlib.contextmanager
-def _locked(root: Path):
-    """Serialise writers on one machine (several `history add` into one directory)."""
-    root.mkdir(parents=True, exist_ok=True)
-    fh = open(root / ".lock", "a+")
-    try:
-        try:
-            import fcntl
-            fcntl.flock(fh, fcntl.LOCK_EX)
-        except ImportError:  # Windows: msvcrt locks a byte range
-            import msvcrt
-            msvcrt.locking(fh.fileno(), msvcrt.LK_LOCK, 1)
-        yield
-    finally:
-        fh.close()
-
-
 @dataclass
 class AddReport:
     runs_added: list[str] = field(default_factory=list)
@@ -370,7 +307,7 @@ def add(root, docs: list[tuple[str, dict]]) -> AddReport:
     history file it would have to touch, and writes nothing then."""
     root = Path(root)
     report = AddReport()
-    with _locked(root):
+    with file_lock(root):
         # what is there already
         pending_runs: dict[str, list[dict]] = {}   # month -> new run records
         pending_entries: dict[str, list[dict]] = {}  # rel -> new entries
@@ -511,66 +448,9 @@ def load(root) -> History:
     return History(runs, entries)
 
 
-# --------------------------------------------------------------------------- github-action-benchmark data.js
-
-DATA_JS_PREFIX = "window.BENCHMARK_DATA = "
-
-
-def read_data_js(path: Path) -> dict:
-    text = Path(path).read_text(encoding="utf-8")
-    body = text.strip()
-    if not body.startswith(DATA_JS_PREFIX):
-        raise BenchError(f"{path}: not a github-action-benchmark data.js (expected {DATA_JS_PREFIX.strip()!r})")
-    body = body[len(DATA_JS_PREFIX):].rstrip().rstrip(";")
-    data = strictjson.loads(body, f"{path} (data.js after its prefix)")
-    if not isinstance(data, dict) or not isinstance(data.get("entries"), dict):
-        raise BenchError(f"{path}: data.js has no 'entries' object")
-    return data
-
+# --------------------------------------------------------------------------- what entries are shown by
 
 def primary_time(entry: dict) -> dict:
     """The time an entry is shown and analysed by: the program's own timed window, or
     the whole-process wall time for entries written before windows were kept."""
     return entry.get("window_s") or entry["time_s"]
-
-
-def update_data_js(path, new_runs: list[dict], new_entries: list[dict], repo_url: str = "") -> int:
-    """Append the new runs to github-action-benchmark's dev/bench/data.js (keeping
-    whatever the action itself wrote there; sets and benches: export.benchmark_action).
-    One entry per set and commit: the shards
-    of one commit (several runs) go into one entry, else the action, which compares
-    only with a set's latest entry, would compare each shard with the one before it
-    and never see the others. Returns the number of entries added or extended."""
-    from benchpipe.export import benchmark_action
-
-    path = Path(path)
-    data = read_data_js(path) if path.exists() else {"lastUpdate": 0, "repoUrl": repo_url, "entries": {}}
-    if repo_url and not data.get("repoUrl"):
-        data["repoUrl"] = repo_url
-    runs = {r["run"]: r for r in new_runs}
-    by_group: dict[tuple[str, str], list[dict]] = {}
-    for e in new_entries:
-        by_group.setdefault((runs[e["run"]]["commit"], benchmark_action.set_of(e)), []).append(e)
-    first_date = {}
-    for r in sorted(new_runs, key=lambda r: r["date"]):
-        first_date.setdefault(r["commit"], r["date"])
-    changed = 0
-    for (commit_id, name), ents in sorted(by_group.items(), key=lambda kv: (first_date[kv[0][0]], kv[0][1])):
-        r = runs[ents[0]["run"]]
-        series = data["entries"].setdefault(name, [])
-        entry = next((x for x in series if x.get("commit", {}).get("id") == commit_id), None)
-        if entry is None:
-            stamp = int(datetime.fromisoformat(first_date[commit_id].replace("Z", "+00:00")).timestamp() * 1000)
-            commit = {"id": commit_id, "message": r.get("commit_message", ""), "timestamp": r["date"],
-                      "url": f"{data.get('repoUrl', '').rstrip('/')}/commit/{commit_id}" if data.get("repoUrl") else ""}
-            entry = {"commit": commit, "date": stamp, "tool": "customSmallerIsBetter", "benches": []}
-            series.append(entry)
-        have = {b.get("name") for b in entry["benches"]}
-        fresh = [b for b in benchmark_action.benches(ents) if b["name"] not in have]
-        if fresh:
-            entry["benches"].extend(fresh)
-            changed += 1
-    if changed:
-        data["lastUpdate"] = int(datetime.now(timezone.utc).timestamp() * 1000)
-        atomic_write_text(path, DATA_JS_PREFIX + json.dumps(data, indent=2) + "\n")
-    return changed

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchpipe import history, results as results_mod, site
+from benchpipe.export import data_js
 from benchpipe.errors import BenchError
 
 HISTORY_DIR = "history"
@@ -117,7 +118,7 @@ def publish(remote: str, branch: str, results_paths, *, site_url: str = "", repo
             _pause("fetched")
             rep = history.add(wt / HISTORY_DIR, docs)
             if rep.runs_added:
-                history.update_data_js(wt / DATA_JS, rep.new_runs, rep.new_entries, repo_url)
+                data_js.update(wt / DATA_JS, rep.new_runs, rep.new_entries, repo_url)
             if not rep.runs_added and had_branch and (wt / "index.html").exists():
                 log(f"publish: nothing new (the {len(rep.runs_present)} run(s) are already in {branch})")
                 if out:

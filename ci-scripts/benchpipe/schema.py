@@ -29,6 +29,24 @@ def _validator(name: str):
     return cls(doc, registry=_registry(), format_checker=cls.FORMAT_CHECKER)
 
 
+@lru_cache(maxsize=None)
+def _def_validator(name: str, definition: str):
+    sub = {"$ref": f"{_id(name)}#/$defs/{definition}"}
+    cls = jsonschema.Draft202012Validator
+    return cls(sub, registry=_registry(), format_checker=cls.FORMAT_CHECKER)
+
+
+@lru_cache(maxsize=None)
+def _id(name: str) -> str:
+    return json.loads((SCHEMAS / f"{name}.schema.json").read_text(encoding="utf-8"))["$id"]
+
+
+def problems_at(doc, name: str, definition: str) -> list[str]:
+    """Every violation of one definition (`$defs/<definition>`) of schema `name`, as text."""
+    errors = sorted(_def_validator(name, definition).iter_errors(doc), key=lambda e: list(e.absolute_path))
+    return [f"{e.json_path}: {_short(e.message)}" for e in errors]
+
+
 def problems(doc, name: str) -> list[str]:
     """Every violation of schema `name` (record, results, history, ...), as text."""
     errors = sorted(_validator(name).iter_errors(doc), key=lambda e: list(e.absolute_path))

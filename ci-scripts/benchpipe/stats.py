@@ -57,6 +57,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 
 import numpy as np
 from scipy import stats as sps
@@ -243,3 +244,34 @@ def compare_samples(base, head, *, alpha: float = DEFAULT_ALPHA, threshold: floa
     common.update(ci_low=lo, ci_high=hi, p_value=p)
 
     return _verdict(common, p, min_p_value(len(b), len(h)), f"{len(b)}+{len(h)} runs", alpha, threshold)
+
+
+# --------------------------------------------------------------------------- summary statistics (the history's)
+
+def summarize(samples: list[float], confidence: float = 0.95) -> dict:
+    """Median with a distribution-free confidence interval (order statistics of the
+    binomial), n, min, max, mean, standard deviation."""
+    xs = sorted(float(x) for x in samples)
+    n = len(xs)
+    mid = n // 2
+    median = xs[mid] if n % 2 else (xs[mid - 1] + xs[mid]) / 2
+    lo_i = _ci_index(n, confidence)
+    hi_i = n - 1 - lo_i
+    mean = sum(xs) / n
+    var = sum((x - mean) ** 2 for x in xs) / (n - 1) if n > 1 else 0.0
+    return {
+        "median": median, "ci_low": xs[lo_i], "ci_high": xs[hi_i], "n": n,
+        "min": xs[0], "max": xs[-1], "mean": mean, "stddev": math.sqrt(var),
+    }
+
+
+@lru_cache(maxsize=None)
+def _ci_index(n: int, confidence: float) -> int:
+    """0-based index of the lower bound of the distribution-free CI of the median: the
+    largest j with P(Binomial(n, 1/2) <= j) <= alpha/2, so [x_(j+1), x_(n-j)] (1-based)
+    covers the median with at least the confidence asked (0: the whole range)."""
+    alpha = 1 - confidence
+    j = -1
+    while sps.binom.cdf(j + 1, n, 0.5) <= alpha / 2:
+        j += 1
+    return max(j, 0)

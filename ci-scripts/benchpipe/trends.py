@@ -33,13 +33,11 @@ WINDOW = 120  # nightly re-analysis looks at this many newest points; older chan
 def _detect_one(args) -> list[dict]:
     """detect(values) -> change points as dicts (index, ratio, direction, before/after
     medians, commit, previous_commit). The adapter over benchpipe.changepoints.detect
-    (E-Divisive means); empty if that stage is missing. `start` > 0 analyses only
+    (E-Divisive means). `start` > 0 analyses only
     points[start:] (indices shifted back to the whole series)."""
+    from benchpipe import changepoints
+
     commits, dates, values, options, start = args
-    try:
-        from benchpipe import changepoints
-    except ImportError:  # the stage is optional: without it the site shows no change points
-        return []
     points = [changepoints.Point(c, d, v) for c, d, v in zip(commits[start:], dates[start:], values[start:])]
     out = []
     for cp in changepoints.detect(points, **options):

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from benchpipe import history
+from benchpipe.export import data_js
 from benchpipe.errors import BenchError
 from factories import make_results, read_json, small_keys
 
@@ -146,15 +147,15 @@ def test_data_js_layout_of_github_action_benchmark(tmp_path):
     keys = small_keys(("sleep",)) + [dict(k, toolchain="go1.25.9") for k in small_keys(("sleep",)) if k["lang"] == "go"]
     r = [make_results(tmp_path / f"r{i}.json", i, keys=keys) for i in range(2)]
     rw = make_results(tmp_path / "w.json", 5, keys=keys, os_="windows")
-    data_js = tmp_path / "dev/bench/data.js"
+    path = tmp_path / "dev/bench/data.js"
     # the action may already have written its own entries there: they are kept
-    data_js.parent.mkdir(parents=True)
-    data_js.write_text('window.BENCHMARK_DATA = {"lastUpdate": 1, "repoUrl": "https://github.com/o/r", '
+    path.parent.mkdir(parents=True)
+    path.write_text('window.BENCHMARK_DATA = {"lastUpdate": 1, "repoUrl": "https://github.com/o/r", '
                        '"entries": {"Other": [{"commit": {"id": "x"}, "date": 1, "tool": "go", "benches": []}]}}')
     for f in (*r, rw, r[0]):
         rep = history.add_files(tmp_path / "h", [f])
-        history.update_data_js(data_js, rep.new_runs, rep.new_entries)
-    data = history.read_data_js(data_js)
+        data_js.update(path, rep.new_runs, rep.new_entries)
+    data = data_js.read(path)
     assert set(data["entries"]) == {"Other", "linux go stable", "linux go oldstable", "linux rust stable",
                                     "windows go stable", "windows go oldstable", "windows rust stable"}
     series = data["entries"]["linux rust stable"]

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from benchpipe import history
+from benchpipe.export import data_js
 from factories import make_results, small_keys
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
@@ -87,7 +88,7 @@ def test_twelve_concurrent_publishers_lose_nothing(tmp_path):
     h = history.load(wt / "history")
     assert len(h.runs) == 12 and len(h.entries) == 12 * len(KEYS)
     assert git("rev-list", "--count", "gh-pages", cwd=wt) == "12"  # one commit per publisher, none lost
-    data = history.read_data_js(wt / "dev/bench/data.js")
+    data = data_js.read(wt / "dev/bench/data.js")
     assert len(data["entries"]["linux go stable"]) == 12
     # the site on the branch shows all of them
     assert "12 runs in the history" in (wt / "index.html").read_text()

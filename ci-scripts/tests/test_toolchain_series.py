@@ -11,6 +11,7 @@ from datetime import datetime, timedelta, timezone
 
 from factories import make_results
 from benchpipe import catalogue, charts, history, results, stats, synthetic, trends, versions
+from benchpipe.export import data_js
 
 T0 = datetime(2026, 3, 1, 3, 0, tzinfo=timezone.utc)
 
@@ -143,15 +144,15 @@ def _action_alerts(data: dict, name: str, threshold: float = 1.5) -> list[str]:
 
 
 def test_three_shards_of_a_commit_are_one_entry_and_a_regressed_shard_is_flagged(tmp_path):
-    data_js = tmp_path / "dev/bench/data.js"
+    store = tmp_path / "dev/bench/data.js"
     nights = 7
     for night in range(nights):
         # shard 1 (cpu) twice as slow from night 4 on
         files = _sharded_night(tmp_path, night, factor=lambda k, n=night: 2.0 if (n >= 4 and k["scenario"] == "cpu")
                                else 1.0)
         rep = history.add_files(tmp_path / "h", files)
-        history.update_data_js(data_js, rep.new_runs, rep.new_entries)
-    data = history.read_data_js(data_js)
+        data_js.update(store, rep.new_runs, rep.new_entries)
+    data = data_js.read(store)
     every = {k["scenario"] for k in _keys(("cpu", "sleep", "fanout"))}
     for name in ("linux go stable", "linux rust stable"):
         series = data["entries"][name]
@@ -172,11 +173,11 @@ def test_three_shards_of_a_commit_are_one_entry_and_a_regressed_shard_is_flagged
 
 def test_shards_published_one_at_a_time_join_their_commit_entry(tmp_path):
     """A shard that arrives in a later publish (re-run) joins its commit's entry."""
-    data_js = tmp_path / "data.js"
+    store = tmp_path / "data.js"
     for f in _sharded_night(tmp_path, 0):
         rep = history.add_files(tmp_path / "h", [f])
-        history.update_data_js(data_js, rep.new_runs, rep.new_entries)
-    data = history.read_data_js(data_js)
+        data_js.update(store, rep.new_runs, rep.new_entries)
+    data = data_js.read(store)
     series = data["entries"]["linux rust stable"]
     assert len(series) == 1
     assert {b["name"].split("/")[0] for b in series[0]["benches"]} == {"cpu", "sleep", "fanout"}
@@ -184,8 +185,8 @@ def test_shards_published_one_at_a_time_join_their_commit_entry(tmp_path):
     before = json.dumps(data, sort_keys=True)
     for f in _sharded_night(tmp_path, 0):
         rep = history.add_files(tmp_path / "h", [f])
-        history.update_data_js(data_js, rep.new_runs, rep.new_entries)
-    after = history.read_data_js(data_js)
+        data_js.update(store, rep.new_runs, rep.new_entries)
+    after = data_js.read(store)
     after["lastUpdate"] = data["lastUpdate"]
     assert json.dumps(after, sort_keys=True) == before
 
@@ -198,8 +199,8 @@ def test_one_exporter_the_run_files_match_what_data_js_holds(tmp_path):
     f = _with_channel(make_results(tmp_path / "r.json", 1, keys=_keys(("cpu", "sleep"))), lambda k: "stable")
     doc = results.load(f)
     rep = history.add_files(tmp_path / "h", [f])
-    history.update_data_js(tmp_path / "data.js", rep.new_runs, rep.new_entries)
-    data = history.read_data_js(tmp_path / "data.js")
+    data_js.update(tmp_path / "data.js", rep.new_runs, rep.new_entries)
+    data = data_js.read(tmp_path / "data.js")
     files = benchmark_action.write_sets(tmp_path / "ba", [doc])
     assert {x["name"] for x in files} == set(data["entries"]) == {"linux go stable", "linux rust stable"}
     for x in files:

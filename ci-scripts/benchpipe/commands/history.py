@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from benchpipe import history
+from benchpipe.export import data_js
 from benchpipe.errors import one_line
 
 NAME = "history"
@@ -38,7 +39,7 @@ def run(args) -> int:
         return 0
     rep = history.add_files(args.history, args.results)
     if args.data_js:
-        history.update_data_js(args.data_js, rep.new_runs, rep.new_entries, args.repo_url)
+        data_js.update(args.data_js, rep.new_runs, rep.new_entries, args.repo_url)
     print(f"{args.history}: {len(rep.runs_added)} run(s) added ({rep.entries_added} entries), "
           f"{len(rep.runs_present)} already present")
     return 0

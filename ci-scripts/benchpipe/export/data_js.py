@@ -1,0 +1,70 @@
+"""github-action-benchmark's own store, `dev/bench/data.js` on gh-pages
+(`window.BENCHMARK_DATA = {lastUpdate, repoUrl, entries: {set: [entry, ...]}}`): read it,
+and append new history runs to it in the action's format (sets and benches from
+export.benchmark_action), keeping whatever the action itself wrote there."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+
+from benchpipe import strictjson
+from benchpipe.errors import BenchError
+from benchpipe.fsutil import atomic_write_text
+
+DATA_JS_PREFIX = "window.BENCHMARK_DATA = "
+
+
+def read(path: Path) -> dict:
+    text = Path(path).read_text(encoding="utf-8")
+    body = text.strip()
+    if not body.startswith(DATA_JS_PREFIX):
+        raise BenchError(f"{path}: not a github-action-benchmark data.js (expected {DATA_JS_PREFIX.strip()!r})")
+    body = body[len(DATA_JS_PREFIX):].rstrip().rstrip(";")
+    data = strictjson.loads(body, f"{path} (data.js after its prefix)")
+    if not isinstance(data, dict) or not isinstance(data.get("entries"), dict):
+        raise BenchError(f"{path}: data.js has no 'entries' object")
+    return data
+
+
+def update(path, new_runs: list[dict], new_entries: list[dict], repo_url: str = "") -> int:
+    """Append the new runs to github-action-benchmark's dev/bench/data.js (keeping
+    whatever the action itself wrote there; sets and benches: export.benchmark_action).
+    One entry per set and commit: the shards
+    of one commit (several runs) go into one entry, else the action, which compares
+    only with a set's latest entry, would compare each shard with the one before it
+    and never see the others. Returns the number of entries added or extended."""
+    from benchpipe.export import benchmark_action
+
+    path = Path(path)
+    data = read(path) if path.exists() else {"lastUpdate": 0, "repoUrl": repo_url, "entries": {}}
+    if repo_url and not data.get("repoUrl"):
+        data["repoUrl"] = repo_url
+    runs = {r["run"]: r for r in new_runs}
+    by_group: dict[tuple[str, str], list[dict]] = {}
+    for e in new_entries:
+        by_group.setdefault((runs[e["run"]]["commit"], benchmark_action.set_of(e)), []).append(e)
+    first_date = {}
+    for r in sorted(new_runs, key=lambda r: r["date"]):
+        first_date.setdefault(r["commit"], r["date"])
+    changed = 0
+    for (commit_id, name), ents in sorted(by_group.items(), key=lambda kv: (first_date[kv[0][0]], kv[0][1])):
+        r = runs[ents[0]["run"]]
+        series = data["entries"].setdefault(name, [])
+        entry = next((x for x in series if x.get("commit", {}).get("id") == commit_id), None)
+        if entry is None:
+            stamp = int(datetime.fromisoformat(first_date[commit_id].replace("Z", "+00:00")).timestamp() * 1000)
+            commit = {"id": commit_id, "message": r.get("commit_message", ""), "timestamp": r["date"],
+                      "url": f"{data.get('repoUrl', '').rstrip('/')}/commit/{commit_id}" if data.get("repoUrl") else ""}
+            entry = {"commit": commit, "date": stamp, "tool": "customSmallerIsBetter", "benches": []}
+            series.append(entry)
+        have = {b.get("name") for b in entry["benches"]}
+        fresh = [b for b in benchmark_action.benches(ents) if b["name"] not in have]
+        if fresh:
+            entry["benches"].extend(fresh)
+            changed += 1
+    if changed:
+        data["lastUpdate"] = int(datetime.now(timezone.utc).timestamp() * 1000)
+        atomic_write_text(path, DATA_JS_PREFIX + json.dumps(data, indent=2) + "\n")
+    return changed
