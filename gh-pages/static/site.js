@@ -11,16 +11,21 @@
   var selects = Array.prototype.slice.call(document.querySelectorAll("#filters select"));
   var countEl = document.getElementById("shown-count");
 
+  // Numbers as ci-scripts/benchpipe/units.py writes them (seconds, bytes_).
+  function three(x) { return x >= 99.95 ? x.toFixed(0) : (x >= 9.995 ? x.toFixed(1) : x.toFixed(2)); }
   function fmtTime(s) {
-    if (s === null || s === undefined) return "\u2013";
-    if (s < 1e-3) return (s * 1e6).toFixed(0) + "\u00b5s";
-    if (s < 0.1) return (s * 1e3).toFixed(1) + "ms";
-    if (s < 1) return s.toFixed(3) + "s";
-    return s.toFixed(2) + "s";
+    if (s === null || s === undefined || !isFinite(s)) return "\u2013";
+    if (s >= 0.9995) return three(s) + " s";
+    if (s >= 0.0009995) return three(s * 1e3) + " ms";
+    return three(s * 1e6) + " \u00b5s";
   }
   function fmtBytes(b) {
-    var mib = b / 1048576;
-    return mib >= 1024 ? (mib / 1024).toFixed(2) + " GiB" : mib.toFixed(2) + " MiB";
+    if (b === null || b === undefined || !isFinite(b)) return "\u2013";
+    var units = [["GiB", 1073741824], ["MiB", 1048576], ["KiB", 1024]];
+    for (var i = 0; i < units.length; i++) {
+      if (Math.abs(b) >= units[i][1]) return (b / units[i][1]).toFixed(2) + " " + units[i][0];
+    }
+    return b.toFixed(0) + " B";
   }
   function el(tag, text, cls) {
     var e = document.createElement(tag);

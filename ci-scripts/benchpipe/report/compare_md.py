@@ -5,7 +5,7 @@ interval, p-value and run counts, failed and missing ones, then the rest in a
 
 from __future__ import annotations
 
-from benchpipe import stats
+from benchpipe import stats, units
 from benchpipe.compare import FAILED, METRICS, MISSING, SKIPPED, Report
 from benchpipe.report.md import code, escape, table
 
@@ -16,22 +16,10 @@ ICON = {stats.REGRESSION: "🔴", stats.IMPROVEMENT: "🟢", FAILED: "⚠️", M
 
 
 def fmt_value(value, metric: str) -> str:
-    if value is None:
-        return "–"
-    if metric == "memory":
-        for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-            if value >= size:
-                return f"{value / size:.1f} {unit}"
-        return f"{value:.0f} B"
-    if value >= 1:
-        return f"{value:.3f} s"
-    if value >= 1e-3:
-        return f"{value * 1e3:.1f} ms"
-    return f"{value * 1e6:.0f} µs"
+    return units.bytes_(value) if metric == "memory" else units.seconds(value)
 
 
-def fmt_ratio(r) -> str:
-    return "–" if r is None else ("∞" if r == float("inf") else f"{r:.3f}")
+fmt_ratio = units.ratio
 
 
 def fmt_ci(c) -> str:
@@ -40,8 +28,7 @@ def fmt_ci(c) -> str:
     return f"{c.ci_low:.3f}–{c.ci_high:.3f}"
 
 
-def fmt_p(p) -> str:
-    return "–" if p is None else (f"{p:.3f}" if p >= 0.001 else f"{p:.1e}")
+fmt_p = units.p_value
 
 
 def _bench_cell(c, show_sides: bool) -> str:

@@ -17,7 +17,7 @@ import statistics
 from dataclasses import dataclass
 
 from benchpipe import catalogue as catalogue_mod
-from benchpipe import measures
+from benchpipe import measures, units
 from benchpipe.report import md as markdown
 
 MiB = 1024 * 1024
@@ -31,24 +31,12 @@ def quartiles(xs: list[float]) -> tuple[float, float, float]:
     return q1, q2, q3
 
 
-def fmt_time(s: float | None) -> str:
-    if s is None:
-        return "-"
-    if s >= 100:
-        return f"{s:.0f} s"
-    if s >= 1:
-        return f"{s:.2f} s"
-    if s >= 1e-3:
-        return f"{s * 1e3:.1f} ms"
-    return f"{s * 1e6:.0f} µs"
-
-
-def fmt_mem(b: float | None) -> str:
-    return "-" if b is None else f"{b / MiB:.1f} MiB"
+fmt_time = units.seconds
+fmt_mem = units.bytes_
 
 
 def fmt_ratio(r: float | None) -> str:
-    return "-" if r is None else f"{r:.2f}x"
+    return units.ratio(r, 2)
 
 
 @dataclass
@@ -135,8 +123,7 @@ def _status_cell(r: Row) -> str:
     return f"{r.status}: {r.reason}"
 
 
-def fmt_us(us: float | None) -> str:
-    return "-" if us is None else fmt_time(us / 1e6)
+fmt_us = units.microseconds
 
 
 def _cells(r: Row) -> list[str]:

@@ -1,0 +1,63 @@
+"""How numbers are written, in one place (benchstat's benchunit is the model): the
+terminal, the Markdown reports and the site all show a time, a size or a ratio the same
+way. A missing figure is an en dash everywhere.
+
+    seconds(0.0123)      '12.3 ms'     (s, ms, µs; three significant figures)
+    bytes_(3.5 * 2**20)  '3.50 MiB'    (binary units)
+    ratio(1.0204)        '1.020×'      B relative to A: how many times A's figure
+    ratio(1.0204, 2)     '1.02×'
+    percent(1.0163)      '+1.6%'       the same ratio as a change, as the seed tables show it
+    p_value(0.00012)     '1.2e-04'
+"""
+
+from __future__ import annotations
+
+import math
+
+MISSING = "–"
+
+
+def _three(x: float) -> str:
+    """Three significant figures in fixed notation (12.3, 1.23, 123; never 1e+03)."""
+    return f"{x:.0f}" if x >= 99.95 else (f"{x:.1f}" if x >= 9.995 else f"{x:.2f}")
+
+
+def seconds(s: float | None) -> str:
+    """The site's script (gh-pages/static/site.js, fmtTime) writes times the same way."""
+    if s is None or not math.isfinite(s):
+        return MISSING
+    if s >= 0.9995:
+        return f"{_three(s)} s"
+    if s >= 0.0009995:
+        return f"{_three(s * 1e3)} ms"
+    return f"{_three(s * 1e6)} µs"
+
+
+def microseconds(us: float | None) -> str:
+    return MISSING if us is None else seconds(us / 1e6)
+
+
+def bytes_(b: float | None) -> str:
+    """The site's script (fmtBytes) writes sizes the same way."""
+    if b is None or not math.isfinite(b):
+        return MISSING
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if abs(b) >= size:
+            return f"{b / size:.2f} {unit}"
+    return f"{b:.0f} B"
+
+
+def ratio(r: float | None, digits: int = 3) -> str:
+    if r is None:
+        return MISSING
+    if r == math.inf:
+        return "∞"
+    return f"{r:.{digits}f}×"
+
+
+def percent(r: float | None) -> str:
+    return MISSING if r is None else f"{(r - 1) * 100:+.1f}%"
+
+
+def p_value(p: float | None) -> str:
+    return MISSING if p is None else (f"{p:.3f}" if p >= 0.001 else f"{p:.1e}")
