@@ -21,7 +21,10 @@ fn main() {
         .filter(|out| out.status.success())
         .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_owned())
         .unwrap_or_default();
-    println!("cargo:rustc-env=RSBENCH_RUSTC_VERSION={}", toolchain_version(&line));
+    println!(
+        "cargo:rustc-env=RSBENCH_RUSTC_VERSION={}",
+        toolchain_version(&line)
+    );
     println!("cargo:rustc-env=RSBENCH_RUSTC_VERBOSE={line}");
 
     let manifest_dir = env::var("CARGO_MANIFEST_DIR").unwrap_or_default();
@@ -47,4 +50,3 @@ fn locked_version<'a>(lock: &'a str, krate: &str) -> Option<&'a str> {
     }
     None
 }
-

@@ -4,11 +4,23 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::cli::Params;
+use crate::{Ctx, Outcome, Result};
+use crate::{cpu, fanout, files_read, files_rw, files_setup, hashmap, mysql, sleep, sqlite};
+
 pub struct Scenario {
     pub name: &'static str,
     pub variants: &'static [&'static str],
     pub params: &'static [Param],
+    /// Prepares the data the runs read (`setup` subcommand); None: nothing to prepare.
+    pub setup: Option<SetupFn>,
+    pub run: RunFn,
 }
+
+/// A scenario's run: the variant, the parameters, the program's context (Go's
+/// `scenario.run` mirrors it).
+pub type RunFn = fn(&str, &Params, Ctx) -> Result<Outcome>;
+pub type SetupFn = fn(&Params) -> Result<()>;
 
 pub struct Param {
     pub name: &'static str,
@@ -86,6 +98,8 @@ pub static SCENARIOS: &[Scenario] = &[
                 default: DefaultValue::Str("std"),
             },
         ],
+        setup: None,
+        run: |v, p, _| hashmap::run(v, p),
     },
     Scenario {
         name: "fanout",
@@ -96,6 +110,8 @@ pub static SCENARIOS: &[Scenario] = &[
             int("buffer", 1, 1000, 10_000_000),
             int("batch", 1, 1000, 10_000_000),
         ],
+        setup: None,
+        run: |v, p, _| fanout::run(v, p),
     },
     Scenario {
         name: "cpu",
@@ -105,6 +121,8 @@ pub static SCENARIOS: &[Scenario] = &[
             int("items", 1, 10_000_000, 200_000_000),
             int_cpus("threads", 1_024),
         ],
+        setup: None,
+        run: |v, p, _| cpu::run(v, p),
     },
     Scenario {
         name: "sleep",
@@ -114,6 +132,8 @@ pub static SCENARIOS: &[Scenario] = &[
             int("spin", 1, 100_000, 1_000_000_000),
             int("max_sleep_ms", 1, 300, 3_600_000),
         ],
+        setup: None,
+        run: |_, p, _| sleep::run(p),
     },
     Scenario {
         name: "files-read",
@@ -122,6 +142,8 @@ pub static SCENARIOS: &[Scenario] = &[
             int("tasks", 1, 1_000_000, 10_000_000),
             path("dir", "bench-files"),
         ],
+        setup: Some(|p| files_setup::setup(p.str("dir"))),
+        run: files_read::run,
     },
     Scenario {
         name: "files-rw",
@@ -130,6 +152,8 @@ pub static SCENARIOS: &[Scenario] = &[
             int("tasks", 1, 100_000, 10_000_000),
             path("dir", "bench-files"),
         ],
+        setup: Some(|p| files_setup::setup(p.str("dir"))),
+        run: files_rw::run,
     },
     Scenario {
         name: "sqlite",
@@ -140,6 +164,8 @@ pub static SCENARIOS: &[Scenario] = &[
             int("pool", 1, 8, 1_024),
             path("db", "bench.sqlite"),
         ],
+        setup: Some(sqlite::setup),
+        run: |_, p, ctx| sqlite::run(p, ctx),
     },
     Scenario {
         name: "mysql",
@@ -149,6 +175,8 @@ pub static SCENARIOS: &[Scenario] = &[
             int("rows", 1, 10_000, 10_000_000),
             int("pool", 1, 8, 1_024),
         ],
+        setup: Some(mysql::setup),
+        run: |_, p, ctx| mysql::run(p, ctx),
     },
 ];
 

@@ -240,29 +240,14 @@ fn finish(program: &str, inv: &Invocation, result: Result<()>) -> ExitCode {
 }
 
 fn run(inv: &Invocation, ctx: Ctx) -> Result<Outcome> {
-    let (p, v) = (&inv.params, inv.variant);
-    match inv.scenario.name {
-        "hashmap" => hashmap::run(v, p),
-        "fanout" => fanout::run(v, p),
-        "cpu" => cpu::run(v, p),
-        "sleep" => sleep::run(p),
-        "files-read" => files_read::run(v, p, ctx),
-        "files-rw" => files_rw::run(v, p, ctx),
-        "sqlite" => sqlite::run(p, ctx),
-        "mysql" => mysql::run(p, ctx),
-        other => unreachable!("scenario {other} is in the catalogue but not dispatched"),
-    }
+    (inv.scenario.run)(inv.variant, &inv.params, ctx)
 }
 
 fn setup(inv: &Invocation) -> Result<()> {
-    let p = &inv.params;
-    match inv.scenario.name {
-        "files-read" | "files-rw" => files_setup::setup(p.str("dir")),
-        "sqlite" => sqlite::setup(p),
-        "mysql" => mysql::setup(p),
-        // Nothing to prepare.
-        _ => Ok(()),
-    }
+    // Nothing to prepare: the runs create what they need.
+    inv.scenario
+        .setup
+        .map_or(Ok(()), |setup| setup(&inv.params))
 }
 
 #[cfg(test)]
