@@ -44,6 +44,14 @@ if [ "$hf_ok" = 0 ]; then
   cargo install --locked hyperfine@1.20.0
 fi
 
+# --- clippy and rustfmt (the test command's lint and format checks), with rustup
+if command -v rustup >/dev/null 2>&1; then
+  if ! cargo clippy --version >/dev/null 2>&1 || ! cargo fmt --version >/dev/null 2>&1; then
+    log "rustup component add clippy rustfmt"
+    try_ rustup component add clippy rustfmt
+  fi
+fi
+
 # --- actionlint (workflow lint), pinned, from the Go module proxy
 if ! command -v actionlint >/dev/null 2>&1; then
   log "go install github.com/rhysd/actionlint/cmd/actionlint@v1.7.7"
