@@ -17,11 +17,8 @@ Token: $GITHUB_TOKEN (or $GH_TOKEN). API: $GITHUB_API_URL or --api.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
-import tempfile
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -128,17 +125,15 @@ def find_pr(api: Api, event: dict) -> int | None:
 # --------------------------------------------------------------------------- the body
 
 def _compare_markdown(path: Path) -> str:
-    """`bench compare FILE --markdown` through the CLI, as the workflows would call it."""
-    from benchpipe.cli import main  # late: cli imports every command module
+    """`compare`'s Markdown report of one results file (typed calls, not argv)."""
+    from benchpipe.compare import compare_docs
+    from benchpipe.report import compare_md
 
-    with tempfile.TemporaryDirectory(prefix="bench-pr-comment-") as tmp:
-        out = Path(tmp) / "compare.md"
-        err = io.StringIO()
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
-            code = main(["compare", str(path), "--markdown", str(out), "--calibration", "none"])
-        if code != 0 or not out.is_file():
-            return f"_Comparison failed:_ {md.escape(err.getvalue().strip()[-300:])}\n"
-        text = out.read_text(encoding="utf-8")
+    try:
+        report = compare_docs([results.load(path)], [path.name])
+    except BenchError as err:
+        return f"_Comparison failed:_ {md.escape(str(err)[-300:])}\n"
+    text = compare_md.render(report)
     # one section of the comment: no marker of its own, headings one level down
     lines = []
     for line in text.splitlines():
