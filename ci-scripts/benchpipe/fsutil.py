@@ -38,18 +38,49 @@ def atomic_write_json(path: Path, doc, indent: int | None = 1) -> None:
     atomic_write_text(path, json.dumps(doc, indent=indent, sort_keys=False, allow_nan=False) + "\n")
 
 
+LOCK_WAIT_S = 600.0  # how long a writer waits for another, on every OS
+
+
+def _try_lock(fh) -> bool:
+    """One non-blocking attempt: flock on Unix, a one-byte msvcrt range lock on Windows."""
+    try:
+        import fcntl
+    except ImportError:
+        import msvcrt
+        try:
+            fh.seek(0)
+            msvcrt.locking(fh.fileno(), msvcrt.LK_NBLCK, 1)
+            return True
+        except OSError:
+            return False
+    try:
+        fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except BlockingIOError:
+        return False
+
+
 @contextlib.contextmanager
-def file_lock(root: Path):
-    """Serialise writers of one directory on one machine (several `history add` into one history)."""
+def file_lock(root: Path, wait_s: float = LOCK_WAIT_S):
+    """Serialise writers of one directory on one machine (several `history add` into one
+    history). Every OS waits the same bounded time (msvcrt's own blocking lock gives up
+    after 10 s, flock would wait for ever), then fails with a one-line error."""
+    import time
+
+    from benchpipe.errors import BenchError
+
+    root = Path(root)
     root.mkdir(parents=True, exist_ok=True)
     fh = open(root / ".lock", "a+")
     try:
-        try:
-            import fcntl
-            fcntl.flock(fh, fcntl.LOCK_EX)
-        except ImportError:  # Windows: msvcrt locks a byte range
-            import msvcrt
-            msvcrt.locking(fh.fileno(), msvcrt.LK_LOCK, 1)
+        deadline = time.monotonic() + wait_s
+        delay = 0.01
+        while not _try_lock(fh):
+            if time.monotonic() >= deadline:
+                raise BenchError(f"{root}: another writer has held the lock for more than {wait_s:g} s "
+                                 f"({root / '.lock'}); nothing was written, try again")
+            time.sleep(delay)
+            delay = min(delay * 2, 0.5)
         yield
     finally:
         fh.close()

@@ -191,3 +191,32 @@ def test_killed_add_leaves_history_valid(tmp_path):
     history.add_files(tmp_path / "h", files)
     h = history.load(tmp_path / "h")
     assert len(h.runs) == 6 and len(h.entries) == 6 * len(keys) and history.uncommitted(tmp_path / "h") == []
+
+
+def test_a_held_lock_is_waited_for_then_a_one_line_error(tmp_path):
+    """Writers wait for each other a bounded time, the same on every OS, and give up
+    with a one-line error that writes nothing."""
+    import threading
+
+    from benchpipe import fsutil
+
+    root = tmp_path / "h"
+    got = []
+    with fsutil.file_lock(root):
+        t = threading.Thread(target=lambda: got.append(_locked_within(root, 5.0)))
+        t.start()
+        time.sleep(0.3)
+        assert not got  # still waiting while the lock is held
+    t.join(10)
+    assert got == [True]
+    with fsutil.file_lock(root):
+        with pytest.raises(BenchError, match=r"held the lock for more than 0.2 s"):
+            with fsutil.file_lock(root, wait_s=0.2):
+                pass
+
+
+def _locked_within(root, wait_s) -> bool:
+    from benchpipe import fsutil
+
+    with fsutil.file_lock(root, wait_s=wait_s):
+        return True
