@@ -247,6 +247,9 @@ def entry_records(doc: dict, run: str, verdicts: bool = True) -> list[dict]:
             e["settings"] = facts
         mem = measures.memory_bytes(b)
         e["memory_bytes"] = summarize(mem) if mem else summarize([0])
+        source = measures.memory_source(b)
+        if source:
+            e["memory_source"] = source
         cpu = {}
         if s["user_s"]:
             cpu["user_median"] = summarize(s["user_s"])["median"]

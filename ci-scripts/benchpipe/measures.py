@@ -73,6 +73,17 @@ def memory_bytes(bench: dict) -> list[float]:
     return _finite(m for m in bench["samples"]["peak_rss_bytes"] if m)  # 0: not measured (Windows hyperfine)
 
 
+def memory_source(bench: dict) -> str | None:
+    """Where memory_bytes came from: "program" (the peak resident set the program read
+    from the OS itself: getrusage on Unix, GetProcessMemoryInfo on Windows) or
+    "hyperfine" (the child's rusage as hyperfine saw it; its Windows timer reports 0,
+    which counts as not measured). None: no figure at all."""
+    own = [r.get("peak_rss_bytes") for r in bench.get("records", ())]
+    if own and all(own):
+        return "program"
+    return "hyperfine" if any(bench["samples"]["peak_rss_bytes"]) else None
+
+
 def baseline_bytes(bench: dict) -> float | None:
     xs = _finite(r.get("baseline_rss_bytes") for r in bench.get("records", ()))
     return statistics.median(xs) if xs else None

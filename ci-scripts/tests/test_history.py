@@ -220,3 +220,22 @@ def _locked_within(root, wait_s) -> bool:
 
     with fsutil.file_lock(root, wait_s=wait_s):
         return True
+
+
+def test_memory_says_where_it_came_from(tmp_path):
+    """hyperfine's Windows timer reports 0 bytes: not measured. The program's own peak is
+    used and the entry says so; without either, no source and a zero figure."""
+    from benchpipe import measures, results
+
+    path = make_results(tmp_path / "r.json", 0)
+    doc = results.load(path)
+    b = doc["benchmarks"][0]
+    b["samples"]["peak_rss_bytes"] = [0] * len(b["samples"]["peak_rss_bytes"])  # as on Windows
+    assert measures.memory_source(b) == "program" and min(measures.memory_bytes(b)) > 0
+    entry = history.entry_records(doc, "r" + "0" * 20)[0]
+    assert entry["memory_source"] == "program" and entry["memory_bytes"]["median"] > 0
+    for r in b["records"]:
+        r["peak_rss_bytes"] = 0
+    assert measures.memory_source(b) is None and measures.memory_bytes(b) == []
+    b["samples"]["peak_rss_bytes"] = [5_000_000] * len(b["samples"]["peak_rss_bytes"])
+    assert measures.memory_source(b) == "hyperfine"
