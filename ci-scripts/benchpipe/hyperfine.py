@@ -58,6 +58,7 @@ class Invocation:
     exit_codes: list[int] = field(default_factory=list)
     outputs: list[str] = field(default_factory=list)  # stdout of each measured run
     problem: str | None = None  # why the invocation did not give usable data
+    escaped: int = 0            # processes the benchmark left behind, killed afterwards (Linux)
 
 
 def hyperfine_argv(hyperfine: str, command: list[str], *, runs: int, warmup: int, export_json: Path,
@@ -69,6 +70,85 @@ def hyperfine_argv(hyperfine: str, command: list[str], *, runs: int, warmup: int
         argv += ["--prepare", command_string(prepare)]
     argv.append(command_string(command))
     return argv
+
+
+# --------------------------------------------------------------------------- containment
+#
+# Killing hyperfine's process group misses what a benchmark started in a session of its
+# own (setsid, daemons): those would outlive the run and load the machine for the next
+# benchmark. On Linux this process becomes a child subreaper, so such orphans are
+# re-parented to it instead of init; after every invocation, every new child of ours
+# (and its descendants) is killed and reaped. macOS and Windows have no subreaper: there
+# the process group (taskkill /T on Windows) is the bound.
+
+_SUBREAPER = False
+
+
+def become_subreaper() -> bool:
+    global _SUBREAPER
+    if _SUBREAPER or not sys.platform.startswith("linux"):
+        return _SUBREAPER
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        _SUBREAPER = libc.prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        _SUBREAPER = False
+    return _SUBREAPER
+
+
+def _children_of(pid: int) -> dict[int, int]:
+    """{child pid: parent pid} of every process whose parent is pid or one of its descendants."""
+    parents: dict[int, int] = {}
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            stat = (d / "stat").read_text()
+            parents[int(d.name)] = int(stat[stat.rindex(")") + 2:].split()[1])
+        except (OSError, ValueError):
+            continue
+    out, todo = {}, [pid]
+    while todo:
+        p = todo.pop()
+        for c, pp in parents.items():
+            if pp == p and c not in out:
+                out[c] = pp
+                todo.append(c)
+    return out
+
+
+def our_children() -> set[int]:
+    return {c for c, pp in _children_of(os.getpid()).items() if pp == os.getpid()} if _SUBREAPER else set()
+
+
+def kill_escaped(before: set[int]) -> int:
+    """Kill and reap what a benchmark left behind: children of ours that were not there
+    before it started (escaped grandchildren, re-parented to us), with their descendants."""
+    if not _SUBREAPER:
+        return 0
+    me = os.getpid()
+    tree = _children_of(me)
+    new = {c for c, pp in tree.items() if pp == me and c not in before}
+    victims = set(new)
+    for c, pp in tree.items():
+        p = pp
+        while p != me and p in tree:
+            if p in new:
+                victims.add(c)
+                break
+            p = tree[p]
+    for pid in victims:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    for pid in new:
+        try:
+            os.waitpid(pid, 0)
+        except OSError:
+            pass
+    return len(victims)
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
@@ -121,6 +201,8 @@ def run(hyperfine: str, command: list[str], *, runs: int, warmup: int, workdir: 
     argv = hyperfine_argv(hyperfine, command, runs=runs, warmup=warmup, export_json=export, prepare=prepare)
     inv = Invocation(argv)
     kwargs = {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP} if WINDOWS else {"start_new_session": True}
+    become_subreaper()
+    before = our_children()
     start = time.monotonic()
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=workdir, env=env, **kwargs)
@@ -131,8 +213,10 @@ def run(hyperfine: str, command: list[str], *, runs: int, warmup: int, workdir: 
             _kill_group(proc)
         except BaseException:  # Ctrl-C, SIGTERM: leave nothing running behind us
             _kill_group(proc)
+            kill_escaped(before)
             raise
     inv.elapsed_s = time.monotonic() - start
+    inv.escaped = kill_escaped(before)
     stderr = err_path.read_text(encoding="utf-8", errors="replace")
     inv.stderr_tail = tail(stderr)
     if inv.timed_out:

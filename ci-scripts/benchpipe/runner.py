@@ -159,6 +159,9 @@ def groups(jobs: list[Job]) -> list[list[Job]]:
 
 def _absorb(job: Job, inv: hyperfine.Invocation) -> None:
     job.used_s += inv.elapsed_s
+    if inv.escaped and not any("left" in w and "running" in w for w in job.warnings):
+        job.warnings.append(f"warning: the program left {inv.escaped} process(es) running after it ended "
+                            "(they were killed)")
     if inv.problem:
         job.fail(inv.problem)
         return

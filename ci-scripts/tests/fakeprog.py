@@ -5,6 +5,9 @@ FAKE_* environment variables so each test can inject its own fault:
 
   FAKE_CRASH=<scenario>[:<build>]   exit 1 with a message on stderr
   FAKE_HANG=<scenario>[:<build>]    write our pid to FAKE_PIDFILE, then sleep forever
+  FAKE_ESCAPE=<scenario>            first start a grandchild in a session of its own (it
+                              leaves our process group) that sleeps for an hour, its
+                              pid appended to FAKE_ESCAPED
   FAKE_CHECKSUM=<scenario>:<variant>:<n>   print checksum n for that scenario/variant
   FAKE_LOG=<file>             append "<label> <scenario>" per run (warm-ups too), and
                               put the run's line number in the record's metrics.seq
@@ -48,6 +51,12 @@ me_now = (scenario, f"{scenario}:{build}")
 if os.environ.get("FAKE_CRASH") in me_now:
     print("fake: simulated crash in the middle of the run", file=sys.stderr)
     sys.exit(1)
+if os.environ.get("FAKE_ESCAPE") in me_now:
+    import subprocess
+    kid = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"], start_new_session=True,
+                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    with open(os.environ["FAKE_ESCAPED"], "a") as fh:
+        fh.write(f"{kid.pid}\n")
 if os.environ.get("FAKE_HANG") in me_now:
     Path(os.environ["FAKE_PIDFILE"]).write_text(str(os.getpid()))
     time.sleep(3600)

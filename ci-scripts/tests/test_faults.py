@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from conftest import run_bench
 
 from benchpipe import results
@@ -168,3 +169,28 @@ def test_run_scale_multiplies_the_size_parameter_and_compare_pairs_it(tmp_path):
         res = run_bench("run", "--preset", "smoke", "--manifest", manifest, "--out", tmp_path / f"x{bad}",
                         "--scenario", "cpu", "--scale", bad)
         assert res.returncode == 2 and "--scale" in res.stderr and len(res.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a child subreaper is Linux only")
+def test_escaped_grandchildren_are_killed_with_the_benchmark(tmp_path):
+    """A program that starts a process in a session of its own (out of hyperfine's process
+    group): whether it hangs past the limit or ends normally, nothing it started outlives
+    its benchmark, and an ok run says it left processes behind."""
+    manifest = fake_manifest(tmp_path, builds=("go",))
+    escaped = tmp_path / "escaped.pids"
+    env = {"FAKE_ESCAPE": "sleep", "FAKE_ESCAPED": str(escaped), "FAKE_HANG": "sleep:go",
+           "FAKE_PIDFILE": str(tmp_path / "hang.pid")}
+    res = run_bench("run", "--preset", "smoke", "--manifest", manifest, "--out", tmp_path / "o1", "--timeout", "3",
+                    "--scenario", "sleep", "--no-summary", env=env)
+    assert res.returncode == 1 and "timed out" in res.stderr
+    pids = [int(x) for x in escaped.read_text().split()]
+    assert pids and not [p for p in pids if _alive(p)]
+    escaped.unlink()
+    env = {"FAKE_ESCAPE": "cpu", "FAKE_ESCAPED": str(escaped)}
+    res = run_bench("run", "--preset", "smoke", "--manifest", manifest, "--out", tmp_path / "o2",
+                    "--scenario", "cpu", "--no-summary", env=env)
+    assert res.returncode == 0, res.stderr
+    pids = [int(x) for x in escaped.read_text().split()]
+    assert len(pids) >= 3 and not [p for p in pids if _alive(p)]
+    doc = json.loads((tmp_path / "o2" / "results.json").read_text())
+    assert all("left" in b["reason"] and "killed" in b["reason"] for b in doc["benchmarks"])
