@@ -88,6 +88,9 @@ class Build:
     program: str
     allocator: str
     description: str
+    label: str = ""       # how charts and pages name it (Go, Rust (mimalloc))
+    colour: str = "#555555"
+    dash: int = 1         # gnuplot dash type of its lines
 
 
 @dataclass(frozen=True)
@@ -210,7 +213,8 @@ def _parse(raw: dict, path: Path) -> Catalogue:
     if tuple(presets) != PRESETS:
         raise ValueError(f"presets must be {PRESETS}, found {tuple(presets)}")
     builds = {
-        name: Build(name, b["lang"], b["program"], b["allocator"], b["description"])
+        name: Build(name, b["lang"], b["program"], b["allocator"], b["description"], b.get("label", name),
+                    b.get("colour", "#555555"), int(b.get("dash", 1)))
         for name, b in raw["builds"].items()
     }
     scenarios = {}

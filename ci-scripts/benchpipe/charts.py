@@ -12,8 +12,9 @@ Kinds of chart (all named under charts/<scenario>/):
                                 runs, over the nights: geometric mean of the benchmarks' time
                                 ratios, bars from the lowest to the highest
 
-One palette everywhere: Go blue, Rust (system allocator) orange, Rust (mimalloc) dark
-orange dashed; older toolchains in lighter tints; variants by point shape."""
+One palette everywhere, from the catalogue's builds (label, colour, dash): Go blue, Rust
+(system allocator) orange, Rust (mimalloc) dark orange dashed; older toolchains in
+lighter tints; variants by point shape."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass
+from functools import lru_cache
 from datetime import datetime
 from pathlib import Path
 
@@ -30,10 +32,24 @@ from benchpipe import trends
 from benchpipe.errors import BenchError
 from benchpipe.results import family_id, format_params
 
-BUILD_COLOURS = {"go": "#1f77b4", "rust-system": "#ff7f0e", "rust-mimalloc": "#b34700"}
-BUILD_DASH = {"go": 1, "rust-system": 1, "rust-mimalloc": 2}
-LANG_COLOURS = {"go": "#1f77b4", "rust": "#ff7f0e"}
-BUILD_LABEL = {"go": "Go", "rust-system": "Rust (system alloc)", "rust-mimalloc": "Rust (mimalloc)"}
+GREY = "#555555"
+
+
+@lru_cache(maxsize=1)
+def _builds():
+    """Build name -> catalogue Build (label, colour, dash): names live in the catalogue."""
+    from benchpipe import catalogue
+    return catalogue.load().builds
+
+
+def build_colour(build: str) -> str:
+    b = _builds().get(build)
+    return b.colour if b else GREY
+
+
+def lang_colour(lang: str) -> str:
+    """A language's colour: its first build's in the catalogue."""
+    return next((b.colour for b in _builds().values() if b.lang == lang), GREY)
 POINTS = (7, 5, 9, 11, 13, 15, 1, 2)
 CP_COLOUR = "#d62728"
 BUMP_COLOUR = "#777777"
@@ -98,10 +114,11 @@ def size_charts(model: trends.Model, cat, datadir: Path, png_os: str | None = No
                     f = (lambda x: x) if metric == "time" else _mib
                     rows.append(f"{e['key']['params'][size_param]} {f(st['median']):.9g} {f(st['ci_low']):.9g} {f(st['ci_high']):.9g}")
                 blocks.append("\n".join(rows))
-                colour = BUILD_COLOURS.get(build, "#555555")
+                colour = build_colour(build)
                 pt = POINTS[variants.index(variant) % len(POINTS)]
-                dt = BUILD_DASH.get(build, 1) + (2 * others.index(other) if len(others) > 1 else 0)
-                label = f"{BUILD_LABEL.get(build, build)} {variant}" + (f" {other}" if len(others) > 1 and other else "")
+                bld = _builds().get(build)
+                dt = (bld.dash if bld else 1) + (2 * others.index(other) if len(others) > 1 else 0)
+                label = f"{bld.label if bld else build} {variant}" + (f" {other}" if len(others) > 1 and other else "")
                 plots.append(f"{gq(str(fname))} index {i} using 1:2:3:4 with yerrorlines lc rgb '{colour}' lw 2 "
                              f"pt {pt} ps 1.1 dt {dt} title {gq(label)}")
             fname.write_text("\n\n\n".join(blocks) + "\n", encoding="utf-8")
@@ -141,7 +158,7 @@ def trend_charts(model: trends.Model, datadir: Path) -> list[Chart]:
     for name, group in sorted(fams.items()):
         group.sort(key=lambda s: trends.version_tuple(s.key["toolchain"]), reverse=True)
         k0 = group[0].key
-        colour = BUILD_COLOURS.get(k0["build"], "#555555")
+        colour = build_colour(k0["build"])
         fname = datadir / f"{name.replace('/', '_')}.dat"
         blocks = []
         for s in group:
@@ -235,7 +252,7 @@ def toolchain_charts(model: trends.Model, cat, datadir: Path) -> list[Chart]:
             continue
         fname = datadir / f"{trends.slug(f'tc-{sc}-{os_}-{lang}')}.dat"
         fname.write_text("\n".join(rows) + "\n", encoding="utf-8")
-        base = LANG_COLOURS[lang]
+        base = lang_colour(lang)
         plots = [f"{gq(str(fname))} using {i + 2}:xtic(1) lc rgb '{tint(base, 0.3 * i)}' title {gq(f'{newer} / {o}')}"
                  for i, o in enumerate(olders)]
         height = max(380, 140 + 16 * len(rows))
@@ -318,7 +335,7 @@ def version_charts(model: trends.Model, datadir: Path) -> list[Chart]:
         name = f"versions/{os_}-{lang}-{trends.slug(f'{older}-{newer}')}"
         fname = datadir / f"{name.replace('/', '_')}.dat"
         fname.write_text("\n".join(rows) + "\n", encoding="utf-8")
-        colour = LANG_COLOURS.get(lang, "#555555")
+        colour = lang_colour(lang)
         script = "\n".join([
             f"set title {gq(f'{lang} {newer} against {older} on {os_}: time ratio per night (above 1: newer slower)')} noenhanced",
             "set xdata time", "set timefmt '%Y-%m-%dT%H:%M:%SZ'", f"set format x '{_date_format([_Dates(by_date)])}'",

@@ -16,6 +16,7 @@ import random
 import sys
 import time
 from datetime import datetime, timedelta, timezone
+from functools import lru_cache
 from pathlib import Path
 
 from benchpipe import catalogue as catalogue_mod
@@ -26,7 +27,11 @@ RUST_TOOLCHAINS = ("rust1.94.1", "rust1.95.0")
 OSES = ("linux", "macos", "windows")
 # the channel each synthetic toolchain was asked for (runner: Built.channel)
 CHANNELS = {"go1.25.9": "oldstable", "go1.26.8": "stable", "rust1.94.1": "1.94.1", "rust1.95.0": "stable"}
-_PROGRAM = {"go": "gobench", "rust-system": "rsbench", "rust-mimalloc": "rsbench-mimalloc"}
+
+
+@lru_cache(maxsize=None)
+def _program(build: str) -> str:
+    return catalogue_mod.load().builds[build].program
 
 
 def _unit(*parts) -> float:
@@ -56,7 +61,7 @@ def model(scenario: str, variant: str, build: str, toolchain: str, os_: str, siz
 def record(key: dict, os_: str, wall: float, rss: int, cores: int = 4) -> dict:
     lang = key["lang"]
     return {
-        "schema": "gorust-bench.record/1", "lang": lang, "program": _PROGRAM[key["build"]], "build": key["build"],
+        "schema": "gorust-bench.record/1", "lang": lang, "program": _program(key["build"]), "build": key["build"],
         "toolchain": key["toolchain"], "scenario": key["scenario"], "variant": key["variant"],
         "params": dict(key["params"]), "checksum": 12345, "elapsed_s": round(wall * 0.95, 9),
         "window_cpu_s": {"user": round(wall * 0.75, 9), "sys": round(wall * 0.09, 9)}, "latency_us": None,
@@ -76,7 +81,7 @@ def benchmark(key: dict, os_: str, runs: int, rng: random.Random, factor: float 
     b = {"id": key_id(key), "key": key, "status": status}
     if key["toolchain"] in CHANNELS:
         b["channel"] = CHANNELS[key["toolchain"]]
-    b |= {"command": [_PROGRAM[key["build"]], key["scenario"], "--variant", key["variant"]]}
+    b |= {"command": [_program(key["build"]), key["scenario"], "--variant", key["variant"]]}
     if status == "ok":
         b["samples"] = {"wall_s": [round(w, 9) for w in walls], "user_s": [round(w * 0.8, 9) for w in walls],
                         "sys_s": [round(w * 0.1, 9) for w in walls], "peak_rss_bytes": rss}
