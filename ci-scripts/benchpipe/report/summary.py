@@ -60,7 +60,7 @@ class Row:
     p50: float | None = None           # sojourn, µs
     p99: float | None = None
     mem_med: float | None = None
-    metric: str = "-"                  # the scenario's own figure, formatted
+    metric: str = units.MISSING                  # the scenario's own figure, formatted
     time_ratio: float | None = None
     mem_ratio: float | None = None
     pair: str = ""                     # the Go variant it is set against
@@ -84,7 +84,7 @@ def rows(doc: dict, cat=None) -> list[Row]:
             r.mem_med = statistics.median(mem) if mem else None
             lat = measures.latency_us(b)
             r.p50, r.p99 = lat.get("p50"), lat.get("p99")
-            r.metric = measures.figure_text(measures.scenario_metrics(b)) or "-"
+            r.metric = measures.figure_text(measures.scenario_metrics(b)) or units.MISSING
         out.append(r)
     _efficiencies(out)
     # Ratios against the Go benchmark the catalogue pairs with (same params and side).
@@ -127,9 +127,9 @@ fmt_us = units.microseconds
 
 
 def _cells(r: Row) -> list[str]:
-    spread = "-" if r.time_med is None else f"{fmt_time(r.time_q1)} .. {fmt_time(r.time_q3)}"
+    spread = units.MISSING if r.time_med is None else f"{fmt_time(r.time_q1)} .. {fmt_time(r.time_q3)}"
     side = " ".join(x for x in (r.toolchain, r.label) if x)
-    lat = "-" if r.p99 is None else f"{fmt_us(r.p50)} / {fmt_us(r.p99)}"
+    lat = units.MISSING if r.p99 is None else f"{fmt_us(r.p50)} / {fmt_us(r.p99)}"
     ratio = fmt_ratio(r.time_ratio) + (f" ({r.pair})" if r.pair and r.time_ratio is not None else "")
     return [r.params, r.variant, r.build, side, fmt_time(r.time_med), spread, fmt_time(r.cpu_med),
             fmt_time(r.wall_med), lat, fmt_mem(r.mem_med), r.metric, ratio, fmt_ratio(r.mem_ratio), str(r.n),
