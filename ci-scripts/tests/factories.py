@@ -1,5 +1,5 @@
 """Factories of valid results documents (Contract 2) for the tests; thin wrappers over
-benchpipe.synthetic so the site benchmark and the tests share one generator."""
+devtools.synthetic so the site benchmark and the tests share one generator."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from benchpipe import synthetic
+from devtools import synthetic
 from benchpipe.results import write as write_results
 
 keys_for = synthetic.keys_for

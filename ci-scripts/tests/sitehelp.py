@@ -8,7 +8,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from benchpipe import history, results, synthetic
+from benchpipe import history, results
+from devtools import synthetic
 from factories import make_results
 
 XSS = "<script>alert(1)</script>"

@@ -2,7 +2,7 @@
 in headless Chromium, on a synthetic history (default: a year of nightly runs, 3 OSes,
 2 toolchains per language, every `standard` benchmark of the catalogue).
 
-    python -m benchpipe.sitebench --work DIR [--days 365] [--screenshot FILE]
+    python -m devtools.sitebench --work DIR [--days 365] [--screenshot FILE]
 
 Writes DIR/history (once; reused when present), DIR/site, and prints the figures."""
 
@@ -15,7 +15,8 @@ import sys
 import time
 from pathlib import Path
 
-from benchpipe import CI_SCRIPTS, site, synthetic
+from benchpipe import CI_SCRIPTS, site
+from devtools import synthetic
 
 
 def main(argv=None) -> int:

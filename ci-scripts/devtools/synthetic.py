@@ -4,7 +4,7 @@ builds that differ, noise, and a few level shifts so change points exist.
 
     results_doc(...)            one valid results document
     nightly(days, ...)          a sequence of results documents, one per day x OS
-    python -m benchpipe.synthetic --days 365 --out DIR   writes a history directly
+    python -m devtools.synthetic --days 365 --out DIR   writes a history directly
 """
 
 from __future__ import annotations
