@@ -69,6 +69,14 @@ if [ ! -x "$tools_bin/zizmor" ] && [ ! -x "$tools_bin/zizmor.exe" ]; then
   if [ -d "$tools_venv/Scripts" ]; then tools_bin="$tools_venv/Scripts"; fi
   try_ "$tools_bin/python" -m pip install --quiet --disable-pip-version-check zizmor==1.32.0
 fi
+# --- ruff (the pipeline's Python lint, ci-scripts/pyproject.toml), pinned, same venv
+if [ ! -x "$tools_bin/ruff" ] && [ ! -x "$tools_bin/ruff.exe" ]; then
+  log "pip install ruff==0.14.5 (into .bench/tools-venv)"
+  py3="$(command -v python3 || command -v python)"
+  [ -d "$tools_venv" ] || try_ "$py3" -m venv "$tools_venv"
+  if [ -d "$tools_venv/Scripts" ]; then tools_bin="$tools_venv/Scripts"; fi
+  try_ "$tools_bin/python" -m pip install --quiet --disable-pip-version-check ruff==0.14.5
+fi
 export PATH="$PATH:$tools_bin"
 
 # --- node packages of the browser tests, if there are any

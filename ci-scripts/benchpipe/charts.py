@@ -23,13 +23,13 @@ import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass
-from functools import lru_cache
 from datetime import datetime
+from functools import lru_cache
 from pathlib import Path
 
-from benchpipe.history import primary_time
 from benchpipe import trends
 from benchpipe.errors import BenchError
+from benchpipe.history import primary_time
 from benchpipe.results import family_id, format_params
 
 GREY = "#555555"
@@ -58,7 +58,9 @@ FONT = "sans,11"
 
 def tint(hex_colour: str, amount: float = 0.5) -> str:
     r, g, b = (int(hex_colour[i:i + 2], 16) for i in (1, 3, 5))
-    mix = lambda c: int(c + (255 - c) * amount)
+
+    def mix(c: int) -> int:
+        return int(c + (255 - c) * amount)
     return f"#{mix(r):02x}{mix(g):02x}{mix(b):02x}"
 
 

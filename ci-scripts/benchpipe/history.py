@@ -27,11 +27,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from benchpipe import measures
+from benchpipe import measures, strictjson
 from benchpipe import results as results_mod
 from benchpipe import schema as schema_mod
 from benchpipe.errors import BenchError
-from benchpipe import strictjson
 from benchpipe.fsutil import atomic_write_text, file_lock
 from benchpipe.stats import summarize
 

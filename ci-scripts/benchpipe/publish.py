@@ -30,9 +30,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchpipe import history, results as results_mod, site
-from benchpipe.export import data_js
+from benchpipe import history, site
+from benchpipe import results as results_mod
 from benchpipe.errors import BenchError
+from benchpipe.export import data_js
 
 HISTORY_DIR = "history"
 DATA_JS = "dev/bench/data.js"

@@ -34,13 +34,12 @@ them fail (nobody can tell which side is wrong)."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import shutil
 import tempfile
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import json
 
 from benchpipe import hyperfine, measures, schema, stats
 from benchpipe.catalogue import BenchSpec, Preset, resolve_cpus

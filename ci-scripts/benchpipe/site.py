@@ -20,10 +20,13 @@ from pathlib import Path
 
 import jinja2
 
-from benchpipe.history import primary_time
-from benchpipe import ROOT, measures, units, catalogue as catalogue_mod, charts as charts_mod, history as history_mod, trends, versions
+from benchpipe import ROOT, measures, trends, units, versions
+from benchpipe import catalogue as catalogue_mod
+from benchpipe import charts as charts_mod
+from benchpipe import history as history_mod
 from benchpipe.errors import BenchError
 from benchpipe.fsutil import atomic_write_text
+from benchpipe.history import primary_time
 from benchpipe.results import family_id, format_params
 
 SITE_SOURCE = ROOT / "gh-pages"

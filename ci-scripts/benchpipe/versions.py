@@ -44,7 +44,8 @@ def rows(model: trends.Model) -> dict[str, list[dict]]:
             "newer": k["toolchain"], "newer_channel": s.channel if s.channel != k["toolchain"] else "",
             "verdict": v["verdict"], "time": t, "cpu": c, "memory": m, "trail": trail,
             "date": e["date"], "commit": e["commit"],
-            "message": (model.runs.get(e["run"], {}).get("commit_message") or "").split("\n")[0][:200], "chart": f"charts/{trends.trend_chart_name(k, s.os)}.svg",
+            "message": (model.runs.get(e["run"], {}).get("commit_message") or "").split("\n")[0][:200],
+            "chart": f"charts/{trends.trend_chart_name(k, s.os)}.svg",
         })
     for rs in out.values():
         rs.sort(key=lambda r: (ORDER.get(r["verdict"], 9), -abs(math.log(r["time"].get("ratio") or 1)),

@@ -46,6 +46,7 @@ def main(argv=None) -> int:
         # the nightly case: the same history plus one more night (3 OSes), re-rendered
         # over the previous site (its change-point cache included)
         import shutil
+
         from benchpipe import history
         nxt, nxt_site = a.work / "history-next", a.work / "site-next"
         for src, dst in ((hist, nxt), (out, nxt_site)):

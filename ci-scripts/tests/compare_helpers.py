@@ -74,7 +74,8 @@ def measured_docs(program: str, specs, factor: float, runs: int, work: Path) -> 
     programs' own records): results documents for A, A again, and A with its workload
     scaled by factor."""
     import dataclasses
-    from benchpipe import calibration, catalogue, runner, tools, toolchains
+
+    from benchpipe import calibration, catalogue, runner, toolchains, tools
     hf = tools.require("hyperfine")
     preset = catalogue.load().preset("quick")
     built = toolchains.Built("go", "go", "gobench", toolchains.program_toolchain(program), "local", "go", program,

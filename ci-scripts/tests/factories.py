@@ -7,8 +7,8 @@ import json
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from devtools import synthetic
 from benchpipe.results import write as write_results
+from devtools import synthetic
 
 keys_for = synthetic.keys_for
 results_doc = synthetic.results_doc

@@ -18,9 +18,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import run_bench
 
 from benchpipe import ROOT, catalogue, history, results, stats, tools, trends, versions
+from conftest import run_bench
 
 OLD_GO, OLD_RUST = "go1.25.5", "1.90.0"
 

@@ -29,7 +29,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from benchpipe import results  # noqa: E402
-
 from test_workflows import ROOT, gh_outputs, load, registered, run_step  # noqa: E402
 
 NEEDED = {"matrix", "build", "run", "summary", "merge-artifacts", "validate", "publish", "history"}

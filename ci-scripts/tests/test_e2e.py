@@ -9,9 +9,9 @@ import math
 from collections import Counter
 
 import pytest
-from conftest import run_bench
 
 from benchpipe import results, runner
+from conftest import run_bench
 
 
 @pytest.fixture(scope="module")

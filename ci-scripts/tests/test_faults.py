@@ -13,9 +13,9 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import run_bench
 
 from benchpipe import results
+from conftest import run_bench
 
 FAKE = Path(__file__).with_name("fakeprog.py")
 

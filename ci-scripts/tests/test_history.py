@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from benchpipe import history
-from benchpipe.export import data_js
 from benchpipe.errors import BenchError
+from benchpipe.export import data_js
 from factories import make_results, read_json, small_keys
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"

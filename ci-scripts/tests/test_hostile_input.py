@@ -11,11 +11,11 @@ import json
 from pathlib import Path
 
 import pytest
-import wf_fixtures
-from conftest import run_bench
 
+import wf_fixtures
 from benchpipe import strictjson
 from benchpipe.errors import BenchError
+from conftest import run_bench
 
 
 def _valid() -> dict:

@@ -352,6 +352,7 @@ def test_programs_run_from_fresh_copies_in_the_work_folder(tmp_path):
     """Memory counts mapped file pages, which depend on how the file sits in the page
     cache: every program of a run is copied alike and run from the copy."""
     import os
+
     from benchpipe.toolchains import Built
     exe = tmp_path / "gobench"
     exe.write_bytes(b"#!/bin/sh\necho hi\n")

@@ -13,9 +13,9 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import BENCH
 
 from benchpipe import tools
+from conftest import BENCH
 
 
 def _datadirs() -> set[str]:

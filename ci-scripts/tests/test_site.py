@@ -127,11 +127,14 @@ def test_change_points_incremental_reuse(tmp_path, monkeypatch):
     """A series that only grew keeps its old change points and is re-analysed only over
     the newest window; an unchanged series is not analysed at all."""
     import random
+
     from benchpipe import trends
 
     rng = random.Random(1)
     vals = [1.0 + rng.gauss(0, 0.01) for _ in range(150)] + [1.3 + rng.gauss(0, 0.01) for _ in range(150)]
-    mk = lambda n: ([f"c{i}" for i in range(n)], [f"2026-01-01T00:{i // 60:02d}:{i % 60:02d}Z" for i in range(n)], vals[:n])
+
+    def mk(n):
+        return [f"c{i}" for i in range(n)], [f"2026-01-01T00:{i // 60:02d}:{i % 60:02d}Z" for i in range(n)], vals[:n]
     starts = []
     real = trends._detect_one
     monkeypatch.setattr(trends, "_detect_one", lambda a: (starts.append(a[4]), real(a))[1])

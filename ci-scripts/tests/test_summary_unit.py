@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from benchpipe.report import md as markdown, summary
+from benchpipe.report import md as markdown
+from benchpipe.report import summary
 
 
 def _doc(reason: str) -> dict:

@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 from datetime import datetime, timedelta, timezone
 
-from factories import make_results
 from benchpipe import catalogue, charts, history, results, stats, trends, versions
-from devtools import synthetic
 from benchpipe.export import data_js
+from devtools import synthetic
+from factories import make_results
 
 T0 = datetime(2026, 3, 1, 3, 0, tzinfo=timezone.utc)
 

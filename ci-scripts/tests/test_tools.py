@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from conftest import run_bench
 
 from benchpipe import toolchains, tools
 from benchpipe.errors import BenchError, UsageError
+from conftest import run_bench
 
 
 def test_doctor_reports_every_tool():

@@ -19,13 +19,12 @@ CI_SCRIPTS = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(CI_SCRIPTS))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import wf_fixtures  # noqa: E402
 from benchpipe import catalogue, results  # noqa: E402
 from benchpipe.cli import main  # noqa: E402
 from benchpipe.commands import matrix as matrix_cmd  # noqa: E402
-from benchpipe.export import benchmark_action  # noqa: E402
 from benchpipe.commands import pr_comment  # noqa: E402
-
-import wf_fixtures  # noqa: E402
+from benchpipe.export import benchmark_action  # noqa: E402
 
 
 def bench(*argv) -> int:

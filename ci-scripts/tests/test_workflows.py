@@ -23,11 +23,10 @@ WORKFLOWS = ROOT / ".github" / "workflows"
 sys.path.insert(0, str(CI_SCRIPTS))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import wf_fixtures  # noqa: E402
 from benchpipe import catalogue  # noqa: E402
 from benchpipe.cli import build_parser  # noqa: E402
 from benchpipe.commands import matrix as matrix_cmd  # noqa: E402
-
-import wf_fixtures  # noqa: E402
 
 FILES = ("ci.yml", "bench.yml", "publish.yml")
 OSES = {"ubuntu-latest", "windows-latest", "macos-latest"}

@@ -12,9 +12,9 @@ import time
 from pathlib import Path
 
 from benchpipe import ROOT, calibration, catalogue, runner, stats, toolchains, tools
-from benchpipe.fsutil import atomic_write_json
 from benchpipe.commands.catalogue import add_filter_arguments, select
 from benchpipe.errors import BenchError, UsageError
+from benchpipe.fsutil import atomic_write_json
 
 NAME = "calibrate"
 HELP = "measure this machine's false-alarm rate (A/A) and detection rate (A vs A scaled by F)"

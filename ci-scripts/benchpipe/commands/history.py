@@ -6,8 +6,8 @@ import sys
 from pathlib import Path
 
 from benchpipe import history
-from benchpipe.export import data_js
 from benchpipe.errors import one_line
+from benchpipe.export import data_js
 
 NAME = "history"
 HELP = "append results to the history (add) or validate it (check)"

@@ -28,8 +28,8 @@ import sys
 from pathlib import Path
 
 from benchpipe import results
-from benchpipe.export import benchmark_action
 from benchpipe.errors import BenchError, UsageError, one_line
+from benchpipe.export import benchmark_action
 from benchpipe.fsutil import atomic_write_json
 from benchpipe.report import md
 

@@ -17,8 +17,8 @@ from benchpipe import ROOT, calibration, catalogue, envinfo, fsutil, hyperfine, 
 from benchpipe.commands.catalogue import add_filter_arguments, select
 from benchpipe.errors import BenchError, UsageError
 from benchpipe.export import benchmark_action as action
-from benchpipe.report import summary
 from benchpipe.progress import Reporter
+from benchpipe.report import summary
 
 NAME = "run"
 HELP = "run the benchmarks of a preset through hyperfine; writes results.json, benchmark-action/, summary.md"

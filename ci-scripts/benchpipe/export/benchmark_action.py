@@ -32,6 +32,7 @@ def file_name(set_: str) -> str:
 def write_sets(folder, docs: list[dict]) -> list[dict]:
     """One file per set in folder; [{name, file}] (the publish workflow's matrix)."""
     from pathlib import Path
+
     from benchpipe.fsutil import atomic_write_json
 
     out = []
