@@ -81,35 +81,43 @@ fn fanout_every_variant() {
 }
 
 /// The original Rust fan-out had one consumer receive everything; here every consumer
-/// must get work.
+/// must get work. A consumer the OS does not schedule before the others drain the
+/// channel can get none on a busy 2-core machine, so each variant has three tries: a
+/// fan-out that never spreads the work still fails all three.
 #[test]
 fn fanout_every_consumer_receives_work() {
     for (bin, _) in BINARIES {
         for variant in ["threads", "tokio"] {
-            let r = record(
-                bin,
-                &[
-                    "fanout",
-                    "--variant",
-                    variant,
-                    "--values",
-                    "200000",
-                    "--workers",
-                    "3",
-                ],
-            );
-            let per_worker: Vec<u64> = r["metrics"]["per_worker_values"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|v| v.as_u64().unwrap())
-                .collect();
-            assert_eq!(per_worker.len(), 3);
+            let mut seen = Vec::new();
+            let spread = (0..3).any(|_| {
+                let r = record(
+                    bin,
+                    &[
+                        "fanout",
+                        "--variant",
+                        variant,
+                        "--values",
+                        "200000",
+                        "--workers",
+                        "3",
+                    ],
+                );
+                let per_worker: Vec<u64> = r["metrics"]["per_worker_values"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|v| v.as_u64().unwrap())
+                    .collect();
+                assert_eq!(per_worker.len(), 3);
+                assert_eq!(per_worker.iter().sum::<u64>(), 200_000);
+                let all = per_worker.iter().all(|&n| n > 0);
+                seen.push(per_worker);
+                all
+            });
             assert!(
-                per_worker.iter().all(|&n| n > 0),
-                "{variant}: {per_worker:?}"
+                spread,
+                "{variant}: a consumer got nothing in every try: {seen:?}"
             );
-            assert_eq!(per_worker.iter().sum::<u64>(), 200_000);
         }
     }
 }
