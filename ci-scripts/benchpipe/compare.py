@@ -172,6 +172,12 @@ def side_names(doc: dict) -> dict:
             "builds": builds}
 
 
+def has_pairs(doc: dict) -> bool:
+    """One file offers something to compare: base/head labels, or two toolchains of a language."""
+    sides = side_names(doc)
+    return {"base", "head"} <= set(sides["labels"]) or any(len(t) > 1 for t in sides["toolchains"].values())
+
+
 def plan_pairs(docs: list, names: list, base: str | None = None, head: str | None = None,
                head_scale: float | None = None):
     """Decide the mode and return (mode, [(base_name, head_name, base_benches, head_benches, ident)]).

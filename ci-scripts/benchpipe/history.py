@@ -182,10 +182,7 @@ def toolchain_verdicts(doc: dict) -> dict[str, dict]:
     the statistics of pull requests). Empty for A/B runs and single-toolchain runs."""
     from benchpipe import compare
 
-    if doc["env"].get("labels") or any(b["key"].get("label") for b in doc["benchmarks"]):
-        return {}
-    sides = compare.side_names(doc)["toolchains"]
-    if not any(len(tcs) > 1 for tcs in sides.values()) or not any(b["records"] for b in doc["benchmarks"]):
+    if results_mod.is_ab(doc) or not compare.has_pairs(doc) or not any(b["records"] for b in doc["benchmarks"]):
         return {}  # (no records: a synthetic history has no timed windows to compare)
     chan = {b["key"]["toolchain"]: b.get("channel") for b in doc["benchmarks"]}
     report = compare.compare_docs([doc], ["results"])

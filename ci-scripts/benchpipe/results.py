@@ -23,6 +23,11 @@ def key_id(key: dict) -> str:
     return f"{base}#{key['label']}" if key.get("label") else base
 
 
+def is_ab(doc: dict) -> bool:
+    """An A/B run (base and head of a pull request): a PR artefact, never history."""
+    return bool(doc["env"].get("labels")) or any(b["key"].get("label") for b in doc["benchmarks"])
+
+
 def family_id(key: dict) -> str:
     """The id without toolchain and label: what stays the same across compilers and A/B sides."""
     return "/".join([key["scenario"], key["variant"], key["build"], format_params(key["params"])])

@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 from benchpipe import calibration, results, schema, stats
-from benchpipe.compare import METRICS, Settings, compare_docs
+from benchpipe.compare import METRICS, Settings, compare_docs, has_pairs
 from benchpipe.errors import UsageError
 from benchpipe.fsutil import atomic_write_text
 from benchpipe.report import compare_md
@@ -54,12 +54,6 @@ def _calibration(arg: str | None) -> dict | None:
     return None
 
 
-def _comparable(doc: dict) -> bool:
-    from benchpipe.compare import side_names
-    sides = side_names(doc)
-    return {"base", "head"} <= set(sides["labels"]) or any(len(t) > 1 for t in sides["toolchains"].values())
-
-
 def settings_from(args, cal: dict | None) -> Settings:
     rec = ((cal or {}).get("summary") or {}).get("recommended") or {}
     alpha = args.alpha if args.alpha is not None else (rec.get("alpha") or stats.DEFAULT_ALPHA)
@@ -76,7 +70,7 @@ def run(args) -> int:
     if len(args.files) > 2:
         raise UsageError("give one or two results files")
     docs = [results.load(f) for f in args.files]
-    if args.skip_if_nothing and len(docs) == 1 and not (args.base or args.head) and not _comparable(docs[0]):
+    if args.skip_if_nothing and len(docs) == 1 and not (args.base or args.head) and not has_pairs(docs[0]):
         print(f"bench compare: {args.files[0]}: nothing to compare (no base/head labels, one toolchain per language)")
         return 0
     cal = _calibration(args.calibration)

@@ -70,7 +70,7 @@ def sets(docs: list[dict]) -> dict[str, list[dict]]:
     out: dict[str, list[dict]] = {}
     seen: dict[str, set[str]] = {}
     for doc in docs:
-        if doc["env"].get("labels") or any(b["key"].get("label") for b in doc["benchmarks"]):
+        if results_mod.is_ab(doc):
             continue
         by_set: dict[str, list[dict]] = {}
         for e in entry_records(doc, run_id_of(doc), verdicts=False):
