@@ -27,7 +27,7 @@ from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
 
-from benchpipe import trends
+from benchpipe import trends, versions
 from benchpipe.errors import BenchError
 from benchpipe.history import primary_time
 from benchpipe.results import family_id, format_params
@@ -139,10 +139,10 @@ def size_charts(model: trends.Model, cat, datadir: Path, png_os: str | None = No
     return charts
 
 
-def _date_format(group) -> str:
+def _date_format(dates) -> str:
     """Dates on the x axis, with the time of day when the points span less than three
     days (several runs a day would otherwise share one label)."""
-    dates = sorted(e["date"] for s in group for e in s.entries)
+    dates = sorted(dates)
     if not dates:
         return "%Y-%m-%d"
     try:
@@ -205,9 +205,10 @@ def trend_charts(model: trends.Model, datadir: Path) -> list[Chart]:
             return "\n".join([f"set title {gq(title)} noenhanced", f"set ylabel {gq(ylabel)}",
                               "plot " + ", \\\n     ".join(plots)])
 
+        fmt = _date_format(e["date"] for s in group for e in s.entries)
         script = "\n".join([
             "set multiplot layout 2,1",
-            "set xdata time", "set timefmt '%Y-%m-%dT%H:%M:%SZ'", f"set format x '{_date_format(group)}'",
+            "set xdata time", "set timefmt '%Y-%m-%dT%H:%M:%SZ'", f"set format x '{fmt}'",
             "set xtics rotate by -30",
             "set key outside right top noenhanced", "set grid lc rgb '#dddddd'", "set yrange [0:*]",
             "set lmargin 12", "set rmargin 28",
@@ -323,7 +324,7 @@ def version_charts(model: trends.Model, datadir: Path) -> list[Chart]:
             r = ((v.get("metrics") or {}).get("time") or {}).get("ratio")
             if not r or r <= 0:
                 continue
-            older = v.get("channel") or v["toolchain"]
+            older = versions.older_side(v)
             g = groups.setdefault((s.os, s.key["lang"], older, s.channel or e["key"]["toolchain"]), {})
             g.setdefault(e["date"], []).append(r)
     charts = []
@@ -340,7 +341,7 @@ def version_charts(model: trends.Model, datadir: Path) -> list[Chart]:
         colour = lang_colour(lang)
         script = "\n".join([
             f"set title {gq(f'{lang} {newer} against {older} on {os_}: time ratio per night (above 1: newer slower)')} noenhanced",
-            "set xdata time", "set timefmt '%Y-%m-%dT%H:%M:%SZ'", f"set format x '{_date_format([_Dates(by_date)])}'",
+            "set xdata time", "set timefmt '%Y-%m-%dT%H:%M:%SZ'", f"set format x '{_date_format(by_date)}'",
             "set xtics rotate by -30", "set grid lc rgb '#dddddd'", "set key top left noenhanced",
             "set ylabel 'newer / older (timed window)'",
             "set arrow from graph 0, first 1 to graph 1, first 1 nohead lc rgb '#444444' dt 2 front",
@@ -349,16 +350,6 @@ def version_charts(model: trends.Model, datadir: Path) -> list[Chart]:
         ])
         charts.append(Chart(name, script, width=860, height=360))
     return charts
-
-
-@dataclass
-class _Dates:
-    """Just enough of a Series for _date_format."""
-    by_date: dict
-
-    @property
-    def entries(self):
-        return [{"date": d} for d in self.by_date]
 
 
 def make_all(model: trends.Model, cat, outdir: Path, jobs: int | None = None, png_os: str | None = None,

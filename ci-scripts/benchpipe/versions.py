@@ -23,6 +23,11 @@ def _metric(v: dict, name: str) -> dict:
     return {k: m.get(k) for k in ("ratio", "ci_low", "ci_high", "p_value", "resolution", "verdict")}
 
 
+def older_side(v: dict) -> str:
+    """The older side of a `versus` verdict: its channel, else its exact toolchain."""
+    return v.get("channel") or v["toolchain"]
+
+
 def rows(model: trends.Model) -> dict[str, list[dict]]:
     """OS -> rows, regressions first, then by how far the time ratio is from 1."""
     out: dict[str, list[dict]] = {}
@@ -31,9 +36,9 @@ def rows(model: trends.Model) -> dict[str, list[dict]]:
         v = e.get("versus")
         if not v:
             continue
-        older = v.get("channel") or v["toolchain"]
+        older = older_side(v)
         trail = [x["versus"]["metrics"]["time"]["ratio"] for x in s.entries
-                 if (x.get("versus") or {}).get("channel", (x.get("versus") or {}).get("toolchain")) == older
+                 if x.get("versus") and older_side(x["versus"]) == older
                  and _metric(x["versus"], "time").get("ratio") is not None][-TRAIL:]
         t, c, m = (_metric(v, n) for n in ("time", "cpu", "memory"))
         k = e["key"]

@@ -373,10 +373,7 @@ def test_programs_run_from_fresh_copies_in_the_work_folder(tmp_path):
 def test_trend_chart_dates_show_the_time_when_runs_share_a_day():
     from benchpipe import charts
 
-    class S:
-        def __init__(self, dates):
-            self.entries = [{"date": d} for d in dates]
-    same_day = [S(["2026-11-01T01:00:00Z", "2026-11-01T05:00:00Z", "2026-11-02T09:00:00Z"])]
+    same_day = ["2026-11-01T01:00:00Z", "2026-11-01T05:00:00Z", "2026-11-02T09:00:00Z"]
     assert charts._date_format(same_day) == "%m-%d %H:%M"
-    assert charts._date_format([S(["2026-10-01T01:00:00Z", "2026-11-01T05:00:00Z"])]) == "%Y-%m-%d"
-    assert charts._date_format([S(["not a date", "x"])]) == "%Y-%m-%d"
+    assert charts._date_format(["2026-10-01T01:00:00Z", "2026-11-01T05:00:00Z"]) == "%Y-%m-%d"
+    assert charts._date_format(["not a date", "x"]) == "%Y-%m-%d"
