@@ -245,10 +245,6 @@ def build(args) -> dict:
     return {"include": rows}
 
 
-def cat_runs(preset: str) -> int:
-    return catalogue.load().preset(preset).runs
-
-
 def run(args) -> int:
     matrix = build(args)
     text = json.dumps(matrix, separators=(",", ":"))
@@ -258,6 +254,7 @@ def run(args) -> int:
     print(text)
     rows = matrix["include"]
     r0 = rows[0]
+    runs = catalogue.load().preset(r0["preset"]).runs  # one preset for every row
     print(f"matrix: {len(rows)} jobs ({r0['shard'].split('/')[1]} shard(s) per runner), preset {r0['preset']}, "
           f"each building go {r0['go'] or '-'} and rust {r0['rust'] or '-'} once", file=sys.stderr)
     for r in rows:
@@ -265,5 +262,5 @@ def run(args) -> int:
             print(f"  {r['shard']:>5}  ~{r['estimate_min']} min (at most ~{r['worst_min']} min)  {r['scenarios']}"
                   + (f" [{r['builds']}]" if r["builds"] else "")
                   + (f" (sampling until sure capped at {r['max_runs']} rounds)"
-                     if r["max_runs"] < WORST_ROUNDS * cat_runs(r["preset"]) else ""), file=sys.stderr)
+                     if r["max_runs"] < WORST_ROUNDS * runs else ""), file=sys.stderr)
     return 0
