@@ -97,8 +97,8 @@ def become_subreaper() -> bool:
     return _SUBREAPER
 
 
-def _children_of(pid: int) -> dict[int, int]:
-    """{child pid: parent pid} of every process whose parent is pid or one of its descendants."""
+def _parents() -> dict[int, int]:
+    """{pid: parent pid} of every process now (one scan of /proc)."""
     parents: dict[int, int] = {}
     for d in Path("/proc").iterdir():
         if not d.name.isdigit():
@@ -108,18 +108,25 @@ def _children_of(pid: int) -> dict[int, int]:
             parents[int(d.name)] = int(stat[stat.rindex(")") + 2:].split()[1])
         except (OSError, ValueError):
             continue
-    out, todo = {}, [pid]
+    return parents
+
+
+def _descendants(parents: dict[int, int], roots: set[int]) -> set[int]:
+    kids: dict[int, list[int]] = {}
+    for c, pp in parents.items():
+        kids.setdefault(pp, []).append(c)
+    out, todo = set(), list(roots)
     while todo:
-        p = todo.pop()
-        for c, pp in parents.items():
-            if pp == p and c not in out:
-                out[c] = pp
+        for c in kids.get(todo.pop(), ()):
+            if c not in out:
+                out.add(c)
                 todo.append(c)
     return out
 
 
 def our_children() -> set[int]:
-    return {c for c, pp in _children_of(os.getpid()).items() if pp == os.getpid()} if _SUBREAPER else set()
+    me = os.getpid()
+    return {c for c, pp in _parents().items() if pp == me} if _SUBREAPER else set()
 
 
 def kill_escaped(before: set[int]) -> int:
@@ -128,16 +135,9 @@ def kill_escaped(before: set[int]) -> int:
     if not _SUBREAPER:
         return 0
     me = os.getpid()
-    tree = _children_of(me)
-    new = {c for c, pp in tree.items() if pp == me and c not in before}
-    victims = set(new)
-    for c, pp in tree.items():
-        p = pp
-        while p != me and p in tree:
-            if p in new:
-                victims.add(c)
-                break
-            p = tree[p]
+    parents = _parents()
+    new = {c for c, pp in parents.items() if pp == me and c not in before}
+    victims = new | _descendants(parents, new)
     for pid in victims:
         try:
             os.kill(pid, signal.SIGKILL)
