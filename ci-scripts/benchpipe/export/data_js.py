@@ -31,10 +31,10 @@ def read(path: Path) -> dict:
 def update(path, new_runs: list[dict], new_entries: list[dict], repo_url: str = "") -> int:
     """Append the new runs to github-action-benchmark's dev/bench/data.js (keeping
     whatever the action itself wrote there; sets and benches: export.benchmark_action).
-    One entry per set and commit: the shards
-    of one commit (several runs) go into one entry, else the action, which compares
-    only with a set's latest entry, would compare each shard with the one before it
-    and never see the others. Returns the number of entries added or extended."""
+    One entry per set and commit: the shards of one commit (several runs) go into one
+    entry, else the action, which compares only with a set's latest entry, would compare
+    each shard with the one before it and never see the others. Returns the number of
+    entries added or extended."""
     from benchpipe.export import benchmark_action
 
     path = Path(path)
