@@ -112,30 +112,10 @@ var scenarios = []*scenario{
 		setup: setupFiles,
 		run:   runFilesRW,
 	},
-	{
-		name:     "sqlite",
-		variants: []string{"goroutines"},
-		params: []param{
-			intParam("tasks", 10000, 10_000_000),
-			intParam("rows", 10000, 10_000_000),
-			intParam("pool", 8, 1_024),
-			pathParam("db", "bench.sqlite"),
-		},
-		setup: setupSQLite,
-		run:   runSQLite,
-	},
-	{
-		name:     "mysql",
-		variants: []string{"goroutines"},
-		params: []param{
-			intParam("tasks", 100000, 10_000_000),
-			intParam("rows", 10000, 10_000_000),
-			intParam("pool", 8, 1_024),
-		},
-		setup: setupMySQL,
-		run:   runMySQL,
-	},
 }
+
+// sqlScenarioNames are the scenarios only gobench-sql has (catalogue_sql.go).
+var sqlScenarioNames = []string{"sqlite", "mysql"}
 
 func findScenario(name string) *scenario {
 	for _, s := range scenarios {

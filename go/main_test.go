@@ -32,11 +32,11 @@ func buildAndRun(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	benchBin = filepath.Join(dir, "gobench")
+	benchBin = filepath.Join(dir, programName)
 	if runtime.GOOS == "windows" {
 		benchBin += ".exe"
 	}
-	if out, err := exec.Command("go", "build", "-o", benchBin, ".").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-tags", buildTags, "-o", benchBin, ".").CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "building gobench: %v\n%s", err, out)
 		return 1
 	}
@@ -143,7 +143,7 @@ func validateRecord(t *testing.T, line string) map[string]any {
 			fail("unexpected field %s", k)
 		}
 	}
-	for k, want := range map[string]string{"schema": recordSchema, "lang": "go", "program": "gobench", "build": "go"} {
+	for k, want := range map[string]string{"schema": recordSchema, "lang": "go", "program": programName, "build": "go"} {
 		if got := str(rec, k); got != want {
 			fail("%s = %q, want %q", k, got, want)
 		}
@@ -287,8 +287,14 @@ func TestBadInput(t *testing.T) {
 		{[]string{"cpu", "--tasks"}, "--tasks needs a value"},
 		{[]string{"cpu", "--tasks", "1", "--tasks", "2"}, "--tasks given twice"},
 		{[]string{"cpu", "stray"}, `unexpected argument "stray"`},
-		{[]string{"setup", "sqlite", "--rows", "0"}, "--rows must be >= 1"},
+		{[]string{"setup", "files-read", "--tasks", "0"}, "--tasks must be >= 1"},
 		{[]string{"list", "extra"}, "list takes no arguments"},
+	}
+	if buildTags == "" {
+		cases = append(cases, struct {
+			args []string
+			want string
+		}{[]string{"sqlite", "--variant", "goroutines"}, "the SQL scenarios are in gobench-sql"})
 	}
 	for _, c := range cases {
 		r := runBench(t, nil, c.args...)
@@ -297,7 +303,7 @@ func TestBadInput(t *testing.T) {
 			t.Errorf("gobench %v: exit %d, stdout %q, stderr %q; want exit 2 and one line containing %q",
 				c.args, r.code, r.stdout, r.stderr, c.want)
 		}
-		if !strings.HasPrefix(r.stderr, "gobench: ") {
+		if !strings.HasPrefix(r.stderr, programName+": ") {
 			t.Errorf("gobench %v: stderr %q does not start with the program name", c.args, r.stderr)
 		}
 	}
@@ -321,13 +327,16 @@ func TestList(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &l); err != nil {
 		t.Fatalf("list is not JSON: %v", err)
 	}
-	if l.Program != "gobench" || l.Lang != "go" || !strings.HasPrefix(l.Toolchain, "go") {
+	if l.Program != programName || l.Lang != "go" || !strings.HasPrefix(l.Toolchain, "go") {
 		t.Errorf("list header = %+v", l)
 	}
 	want := map[string][]string{
 		"hashmap": {"spawn", "spawn-sem", "spawn-limited", "pool"}, "fanout": {"channels", "batched"},
 		"cpu": {"goroutines"}, "sleep": {"goroutines"}, "files-read": {"goroutines"},
-		"files-rw": {"goroutines"}, "sqlite": {"goroutines"}, "mysql": {"goroutines"},
+		"files-rw": {"goroutines"},
+	}
+	if buildTags == "sql" {
+		want["sqlite"], want["mysql"] = []string{"goroutines"}, []string{"goroutines"}
 	}
 	if len(l.Scenarios) != len(want) {
 		t.Errorf("list has %d scenarios, want %d", len(l.Scenarios), len(want))
@@ -352,6 +361,24 @@ func TestSetupWithoutStateIsANoOp(t *testing.T) {
 		r := runBench(t, nil, "setup", sc, "--tasks", "3")
 		if r.code != 0 || r.stdout != "" {
 			t.Fatalf("setup %s: exit %d, stdout %q, stderr %q", sc, r.code, r.stdout, r.stderr)
+		}
+	}
+}
+
+// The lean program must not link what only the SQL scenarios use: Go runs every linked
+// package's initialisers, and cgo's start-up, in every run (about 5 MB of resident
+// memory here), which would be counted in every other scenario's peak memory.
+func TestLeanProgramLinksNoDatabaseDriverNorCgo(t *testing.T) {
+	if buildTags != "" {
+		t.Skip("the lean program is the build without tags")
+	}
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if dep == "database/sql" || dep == "runtime/cgo" || dep == "net" || strings.Contains(dep, "sqlite") || strings.Contains(dep, "mysql") {
+			t.Errorf("the lean gobench links %s", dep)
 		}
 	}
 }

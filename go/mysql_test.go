@@ -1,3 +1,5 @@
+//go:build sql
+
 package main
 
 import (
@@ -80,7 +82,7 @@ func TestMySQL(t *testing.T) {
 func TestMySQLWithoutDSNFails(t *testing.T) {
 	t.Parallel()
 	r := runBench(t, []string{mysqlDSNEnv + "="}, "mysql", "--tasks", "5")
-	if r.code != exitFailed || r.stderr != "gobench: mysql: BENCH_MYSQL_DSN is not set\n" {
+	if r.code != exitFailed || r.stderr != programName+": mysql: BENCH_MYSQL_DSN is not set\n" {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
 	r = runBench(t, []string{mysqlDSNEnv + "="}, "setup", "mysql")

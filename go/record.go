@@ -10,10 +10,7 @@ import (
 	"time"
 )
 
-const (
-	programName  = "gobench"
-	recordSchema = "gorust-bench.record/1"
-)
+const recordSchema = "gorust-bench.record/1"
 
 // result is what a scenario hands back; the record adds what every run shares.
 type result struct {

@@ -1,3 +1,5 @@
+//go:build sql
+
 package main
 
 import (

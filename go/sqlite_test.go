@@ -1,7 +1,7 @@
 // The SQLite driver needs cgo; without it the scenario fails with a clear message
 // and these tests do not apply.
 
-//go:build cgo
+//go:build sql && cgo
 
 package main
 

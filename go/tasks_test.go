@@ -31,7 +31,7 @@ func TestTaskPanicExitsWithStatus1(t *testing.T) {
 	if !errors.As(err, &exit) || exit.ExitCode() != exitFailed {
 		t.Fatalf("child: %v, want exit status 1; output:\n%s", err, out)
 	}
-	if !strings.Contains(string(out), "gobench: task panicked: boom") {
+	if !strings.Contains(string(out), programName+": task panicked: boom") {
 		t.Fatalf("child output %q does not name the panic", out)
 	}
 }

@@ -91,6 +91,11 @@ class Build:
     label: str = ""       # how charts and pages name it (Go, Rust (mimalloc))
     colour: str = "#555555"
     dash: int = 1         # gnuplot dash type of its lines
+    # A second program of this build, from the same source, that runs these scenarios
+    # (Go: gobench-sql, build tag sql; the catalogue says why).
+    split_program: str = ""
+    split_tags: str = ""
+    split_scenarios: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -214,9 +219,15 @@ def _parse(raw: dict, path: Path) -> Catalogue:
         raise ValueError(f"presets must be {PRESETS}, found {tuple(presets)}")
     builds = {
         name: Build(name, b["lang"], b["program"], b["allocator"], b["description"], b.get("label", name),
-                    b.get("colour", "#555555"), int(b.get("dash", 1)))
+                    b.get("colour", "#555555"), int(b.get("dash", 1)),
+                    b.get("split", {}).get("program", ""), b.get("split", {}).get("tags", ""),
+                    tuple(b.get("split", {}).get("scenarios", ())))
         for name, b in raw["builds"].items()
     }
+    for b in builds.values():
+        if set(b.split_scenarios) - set(raw["scenarios"]) or bool(b.split_program) != bool(b.split_scenarios) \
+                or b.split_program == b.program:
+            raise ValueError(f"build {b.name}: split needs a program of its own and known scenarios")
     scenarios = {}
     for name, s in raw["scenarios"].items():
         params = {}

@@ -116,10 +116,13 @@ def fresh_copies(builds: list[Built], workroot: Path) -> list[Built]:
     between two builds of one commit)."""
     out = []
     for i, b in enumerate(builds):
-        dest = workroot / "bin" / str(i) / Path(b.path).name
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(b.path, dest)
-        out.append(dataclasses.replace(b, path=str(dest)))
+        copies: dict[str, str] = {}
+        for src in dict.fromkeys([b.path, *b.paths.values()]):
+            dest = workroot / "bin" / str(i) / Path(src).name
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest)
+            copies[src] = str(dest)
+        out.append(dataclasses.replace(b, path=copies[b.path], paths={sc: copies[p] for sc, p in b.paths.items()}))
     return out
 
 
@@ -141,8 +144,9 @@ def make_jobs(specs: list[BenchSpec], builds: list[Built], workroot: Path, ab: b
             workdir = workroot / f"{len(jobs):04d}"
             # Path parameters (--dir, --db) point into this benchmark's own temp dir.
             extra = {p.name: str(workdir / str(p.default)) for p in spec.scenario.params.values() if p.type == "path"}
-            command = spec.argv(built.path, extra)
-            prepare = [built.path, "setup", spec.scenario.name, *command[4:]] if spec.scenario.setup else None
+            exe = built.path_for(spec.scenario.name)
+            command = spec.argv(exe, extra)
+            prepare = [exe, "setup", spec.scenario.name, *command[4:]] if spec.scenario.setup else None
             jobs.append(Job(spec, built, key, key_id(key), command, prepare, workdir))
     return jobs
 

@@ -24,14 +24,14 @@ import re
 import subprocess
 import sys
 import tempfile
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from benchpipe import fsutil, sqlite_link, tools
 from benchpipe.catalogue import Catalogue
 from benchpipe.errors import BenchError, UsageError
 
-MANIFEST_SCHEMA = "gorust-bench.manifest/1"
+MANIFEST_SCHEMA = "gorust-bench.manifest/2"  # 2: `paths` (a build's split program)
 EXE = ".exe" if sys.platform == "win32" else ""
 GO_NAME = re.compile(r"^(local|stable|oldstable|go\d+\.\d+(\.\d+|\.x)?((rc|beta)\d+)?|\d+\.\d+(\.\d+|\.x))$")
 RUST_NAME = re.compile(r"^(local|stable|beta|nightly(-\d{4}-\d{2}-\d{2})?|\d+\.\d+(\.\d+)?)$")
@@ -49,6 +49,11 @@ class Built:
     label: str
     commit: str
     channel: str = ""  # stable, oldstable, beta, nightly, 1.25.x, 1.90.0, local (see channel_of)
+    paths: dict[str, str] = field(default_factory=dict)  # scenario -> the build's split program (gobench-sql)
+
+    def path_for(self, scenario: str) -> str:
+        """The executable that runs this scenario."""
+        return self.paths.get(scenario, self.path)
 
 
 def parse_list(text: str | None, lang: str) -> list[str]:
@@ -181,7 +186,7 @@ def build_go(cat: Catalogue, source: Path, request: str, out_dir: Path, label: s
     tags = []
     if sqlite:
         env.update(sqlite.go_env(env))
-        tags = ["-tags", sqlite_link.GO_TAGS]
+        tags = [sqlite_link.GO_TAGS]
     elif not quiet:
         print("build: go links the SQLite mattn bundles (no SQLite from a Rust build to share)",
               file=sys.stderr, flush=True)
@@ -189,13 +194,19 @@ def build_go(cat: Catalogue, source: Path, request: str, out_dir: Path, label: s
     dest.mkdir(parents=True, exist_ok=True)
     what = f"go build ({request})"
     version = _run([go, "version"], src, env, f"go version ({request})", True).strip()
-    builds = [b for b in cat.builds.values() if b.lang == "go"]
     out = []
-    for b in builds:
+    for b in (b for b in cat.builds.values() if b.lang == "go"):
         exe = dest / (b.program + EXE)
-        _run([go, "build", "-trimpath", *tags, "-o", str(exe), "."], src, env, what, quiet)
+        # The lean program: no build tags, so nothing of the SQL scenarios (nor cgo) is linked.
+        _run([go, "build", "-trimpath", "-o", str(exe), "."], src, env, what, quiet)
+        paths = {}
+        if b.split_program:
+            split = dest / (b.split_program + EXE)
+            _run([go, "build", "-trimpath", "-tags", ",".join([b.split_tags, *tags]), "-o", str(split), "."],
+                 src, env, what, quiet)
+            paths = {sc: str(split) for sc in b.split_scenarios}
         out.append(Built(b.name, "go", b.program, program_toolchain(str(exe)), request, version, str(exe), label,
-                         git_commit(source), channel_of(request, "go")))
+                         git_commit(source), channel_of(request, "go"), paths))
     return out
 
 
@@ -271,7 +282,8 @@ def write_manifest(out_dir: Path, built: list[Built]) -> Path:
     old = []
     if path.is_file():
         try:
-            old = [Built(**b) for b in json.loads(path.read_text(encoding="utf-8"))["builds"]]
+            doc = json.loads(path.read_text(encoding="utf-8"))
+            old = [Built(**b) for b in doc["builds"]] if doc.get("schema") == MANIFEST_SCHEMA else []
         except (ValueError, KeyError, TypeError):
             old = []
     new_ids = {(b.build, b.request, b.label) for b in built}

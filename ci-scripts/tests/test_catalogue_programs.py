@@ -17,16 +17,28 @@ def catalogue_view(cat, lang: str) -> dict:
     }
 
 
+def _listing(path: str) -> dict:
+    out = subprocess.run([path, "list"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 @pytest.mark.parametrize("build", ["go", "rust-system", "rust-mimalloc"])
 def test_list_matches_catalogue(programs, cat, build):
+    """A build's program lists the catalogue's scenarios for its language; a split program
+    (gobench-sql) lists them all, the lean one all but the split ones."""
     prog = programs[build]
-    out = subprocess.run([prog.path, "list"], capture_output=True, text=True, timeout=60)
-    assert out.returncode == 0, out.stderr
-    listing = json.loads(out.stdout.strip().splitlines()[-1])
     b = cat.builds[build]
+    view = catalogue_view(cat, b.lang)
+    listing = _listing(prog.path)
     assert (listing["program"], listing["lang"], listing["build"]) == (b.program, b.lang, b.name)
     assert listing["toolchain"] == prog.toolchain
-    assert listing["scenarios"] == catalogue_view(cat, b.lang)
+    assert listing["scenarios"] == {k: v for k, v in view.items() if k not in b.split_scenarios}
+    assert set(prog.paths) == set(b.split_scenarios)
+    for scenario in b.split_scenarios:
+        split = _listing(prog.path_for(scenario))
+        assert (split["program"], split["toolchain"]) == (b.split_program, prog.toolchain)
+        assert split["scenarios"] == view
 
 
 @pytest.mark.parametrize("build", ["go", "rust-system", "rust-mimalloc"])
@@ -38,7 +50,7 @@ def test_setup_accepts_every_scenario_without_variant(programs, cat, build, tmp_
         if sc.setup:
             continue  # those need their files/database; the checksum tests run them
         args = [a for p, v in sc.key_params({}, prog.lang).items() if v != "cpus" for a in (f"--{p}", str(v))]
-        res = subprocess.run([prog.path, "setup", name, *args], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+        res = subprocess.run([prog.path_for(name), "setup", name, *args], capture_output=True, text=True, timeout=60, cwd=tmp_path)
         assert res.returncode == 0, f"{build} setup {name}: {res.stderr.strip()}"
         assert list(tmp_path.iterdir()) == [], f"{build} setup {name} wrote files"
 

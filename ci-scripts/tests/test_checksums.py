@@ -39,7 +39,7 @@ def _checksums(cat, programs, scenario, tmp_path, env):
                 work = tmp_path / f"{build}-{variant}-{len(done)}"
                 work.mkdir()
                 extra = {p.name: str(work / str(p.default)) for p in sc.params.values() if p.type == "path"}
-                argv = BenchSpec(sc, variant, b, params).argv(programs[build].path, extra)
+                argv = BenchSpec(sc, variant, b, params).argv(programs[build].path_for(sc.name), extra)
                 if sc.setup:
                     _run([argv[0], "setup", scenario, *argv[4:]], env, work)
                 rec = json.loads(_run(argv, env, work).strip().splitlines()[-1])

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from benchpipe import results
+from benchpipe import results, toolchains
 from conftest import run_bench
 
 FAKE = Path(__file__).with_name("fakeprog.py")
@@ -32,7 +32,7 @@ def fake_manifest(tmp: Path, builds=("go", "rust-system"), labels=("head",)) -> 
                             "toolchain": "go1.99.0" if lang == "go" else "rust1.99.0", "version": "fake",
                             "path": str(exe), "label": label, "commit": f"{label}-commit"})
     path = tmp / "manifest.json"
-    path.write_text(json.dumps({"schema": "gorust-bench.manifest/1", "builds": entries}))
+    path.write_text(json.dumps({"schema": toolchains.MANIFEST_SCHEMA, "builds": entries}))
     return path
 
 

@@ -42,7 +42,7 @@ def no_dsn_env():
 
 def test_server_runs_command_and_cleans_up_on_failure(programs, no_dsn_env, tmp_path):
     before = _datadirs()
-    prog = programs["go"].path
+    prog = programs["go"].path_for("mysql")
     dsn_file = tmp_path / "dsn"
     script = (f'echo "$BENCH_MYSQL_DSN" > {dsn_file} && "{prog}" setup mysql --rows 50 && '
               f'"{prog}" mysql --tasks 10 --rows 50 > {tmp_path / "rec"} && exit 7')

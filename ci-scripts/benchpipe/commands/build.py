@@ -28,5 +28,8 @@ def run(args) -> int:
     path = toolchains.write_manifest(out, built)
     for b in built:
         print(f"{b.build:<14} {b.toolchain:<22} {b.label:<5} {b.path}")
+        for path in dict.fromkeys(b.paths.values()):
+            scenarios = ",".join(sc for sc, p in b.paths.items() if p == path)
+            print(f"{'':<14} {'':<22} {'':<5} {path} ({scenarios})")
     print(f"manifest: {path.resolve()}")
     return 0
