@@ -170,12 +170,16 @@ def trend_charts(model: trends.Model, datadir: Path) -> list[Chart]:
                     f"{_mib(e['memory_bytes']['ci_high']):.9g}" for e in s.entries]
             blocks.append("\n".join(rows))
         fname.write_text("\n\n\n".join(blocks) + "\n", encoding="utf-8")
-        arrows = []
-        for s in group:
-            for cp in s.changepoints:
-                d = s.entries[cp["index"]]["date"]
-                c = CP_COLOUR if cp["direction"] == "regression" else "#2ca02c"
-                arrows.append(f"set arrow from '{d}', graph 0 to '{d}', graph 1 nohead lc rgb '{c}' lw 1.5 dt 2 front")
+        def cp_arrows(metric: str) -> list[str]:
+            out = []
+            for s in group:
+                for cp in s.metric_changepoints.get(metric, s.changepoints if metric == "time" else []):
+                    d = s.entries[cp["index"]]["date"]
+                    c = CP_COLOUR if cp["direction"] == "regression" else "#2ca02c"
+                    out.append(f"set arrow from '{d}', graph 0 to '{d}', graph 1 nohead lc rgb '{c}' lw 1.5 dt 2 front")
+            return out
+
+        arrows = cp_arrows("time")
         for s in group:
             for i, _old, new in s.bumps():
                 d = s.entries[i]["date"]
@@ -186,7 +190,7 @@ def trend_charts(model: trends.Model, datadir: Path) -> list[Chart]:
                         if cp.get("ratio"))
         one = len(group[0].entries) == 1 and len(group) == 1
 
-        def panel(col: int, ylabel: str, title: str, marks: bool) -> str:
+        def panel(col: int, ylabel: str, title: str, marks: bool, metric: str = "time") -> str:
             plots = []
             for i, s in enumerate(group):
                 c = colour if i == 0 else tint(colour, 0.45 + 0.15 * (i - 1))
@@ -198,7 +202,7 @@ def trend_charts(model: trends.Model, datadir: Path) -> list[Chart]:
                          if len(s.entries) <= 60 else "lines")  # a year of points: a line, not 365 markers
                 plots.append(f"{gq(str(fname))} index {i} using 1:{col} with {style} lc rgb '{c}' lw 2 "
                              f"dt {1 + i} title {gq(tc + ' median')}")
-            if marks and any(s.changepoints for s in group):
+            if any(s.metric_changepoints.get(metric, s.changepoints if metric == "time" else []) for s in group):
                 plots.append(f"NaN with lines lc rgb '{CP_COLOUR}' dt 2 lw 1.5 title 'change point'")
             if marks and any(s.bumps() for s in group):
                 plots.append(f"NaN with lines lc rgb '{BUMP_COLOUR}' dt 3 lw 1 title 'new compiler release'")
@@ -216,7 +220,9 @@ def trend_charts(model: trends.Model, datadir: Path) -> list[Chart]:
             panel(2, "timed window (s)", f"{k0['scenario']} {k0['variant']} {k0['build']} on {group[0].os}: timed window"
                   + (f"  [{pct}]" if pct else ""), True),
             "unset arrow", "unset label",
-            panel(5, "peak memory (MiB)", f"{format_params(k0['params'])}: peak memory (median, band: 95% CI)", False),
+            *cp_arrows("memory"),
+            panel(5, "peak memory (MiB)", f"{format_params(k0['params'])}: peak memory (median, band: 95% CI)", False,
+                  "memory"),
             "unset multiplot",
         ])
         charts.append(Chart(name, script, width=860, height=560))

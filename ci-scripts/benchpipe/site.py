@@ -151,7 +151,7 @@ def scenario_data(model: trends.Model, sc_name: str, size_param: str) -> dict:
         if k["toolchain"] not in t["toolchains"]:
             t["toolchains"].append(k["toolchain"])
         s = model.series.get(trends.series_id(e))
-        t["changepoints"] += len(s.changepoints) if s else 0
+        t["changepoints"] += sum(len(cps) for cps in s.metric_changepoints.values()) if s else 0
     return {"scenario": sc_name, "size_param": size_param, "rows": rows, "trends": list(trend_list.values())}
 
 

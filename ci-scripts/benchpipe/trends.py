@@ -4,7 +4,8 @@ version on every point), the latest result per series, the headline toolchain pe
 language, Go-vs-Rust pairs, the compiler-version verdicts, and change points (through
 a small adapter over benchpipe.changepoints).
 
-Change points are found on the median timed window (history.primary_time) of each (benchmark, OS) series, in
+Change points are found on three series of medians per (benchmark, OS, channel): the
+timed window (history.primary_time), the CPU time inside it, and peak memory, in
 parallel processes, with a cache (keyed by the series' content) kept beside the site,
 so re-rendering an unchanged history detects nothing again."""
 
@@ -102,6 +103,17 @@ def detect_all(series: dict[str, tuple[list, list, list]], cache_path: Path | No
 
 # --------------------------------------------------------------------------- model
 
+# What change points are looked for in (each its own series of medians per run): the
+# timed window, the CPU time inside it, and peak memory. A run without the figure (an
+# entry written before windows were kept, a program that reported no memory) is left
+# out of that metric's series.
+CP_METRICS = {
+    "time": lambda e: primary_time(e)["median"],
+    "cpu": lambda e: (e.get("window_cpu_s") or {}).get("median"),
+    "memory": lambda e: (e.get("memory_bytes") or {}).get("median"),
+}
+METRIC_ORDER = {"time": 2, "cpu": 1, "memory": 0}  # newest first, then time, CPU, memory
+
 def version_tuple(toolchain: str) -> tuple:
     nums = tuple(int(x) for x in re.findall(r"\d+", toolchain.split("-")[0]))
     stable = 0 if "-" in toolchain else 1
@@ -138,7 +150,8 @@ class Series:
     key: dict
     channel: str = ""
     entries: list[dict] = field(default_factory=list)
-    changepoints: list[dict] = field(default_factory=list)
+    changepoints: list[dict] = field(default_factory=list)          # of the timed window (charts mark these)
+    metric_changepoints: dict[str, list[dict]] = field(default_factory=dict)  # time, cpu, memory
 
     def bumps(self) -> list[tuple[int, str, str]]:
         """(index, older, newer toolchain) where the channel moved to another version."""
@@ -202,12 +215,23 @@ def build(hist, cat, detect: bool = True, cache_path: Path | None = None, jobs: 
     headline = {k: headline_toolchain(v) for k, v in toolchains_by_os.items()}
     regressions = []
     if detect:
-        inputs = {sid: ([x["commit"] for x in s.entries], [x["date"] for x in s.entries],
-                        [primary_time(x)["median"] for x in s.entries]) for sid, s in series.items()}
+        inputs, where = {}, {}
+        for sid, s in series.items():
+            for metric, value_of in CP_METRICS.items():
+                idx = [i for i, x in enumerate(s.entries) if (value_of(x) or 0) > 0]
+                # (time keeps the plain series id: its cached analyses stay valid)
+                cid = sid if metric == "time" else f"{sid}|{metric}"
+                inputs[cid] = ([s.entries[i]["commit"] for i in idx], [s.entries[i]["date"] for i in idx],
+                               [value_of(s.entries[i]) for i in idx])
+                where[cid] = (sid, metric, idx)
         found = detect_all(inputs, cache_path, jobs, cp_options)
-        for sid, cps in found.items():
+        for cid, cps in found.items():
+            sid, metric, idx = where[cid]
             s = series[sid]
-            s.changepoints = cps
+            cps = [{**cp, "index": idx[cp["index"]], "metric": metric} for cp in cps]
+            s.metric_changepoints[metric] = cps
+            if metric == "time":
+                s.changepoints = cps
             for cp in cps:
                 e = s.entries[cp["index"]]
                 before = s.entries[cp["index"] - 1] if cp["index"] > 0 else e
@@ -219,13 +243,13 @@ def build(hist, cat, detect: bool = True, cache_path: Path | None = None, jobs: 
                 regressions.append({
                     "date": e["date"], "os": s.os, "scenario": s.key["scenario"], "id": key_id(e["key"]),
                     "family": family_id(s.key), "toolchain": e["key"]["toolchain"], "lang": s.key["lang"],
-                    "channel": s.channel, "toolchain_change": bump,
+                    "channel": s.channel, "toolchain_change": bump, "metric": metric,
                     "commit": cp["commit"], "previous_commit": cp["previous_commit"], "ratio": cp["ratio"],
                     "before": cp["before_median"], "after": cp["after_median"], "direction": cp["direction"],
                     "run": e["run"], "message": hist.runs.get(e["run"], {}).get("commit_message", ""),
                     "chart": trend_chart_name(s.key, s.os),
                 })
-        regressions.sort(key=lambda r: (r["date"], r["id"]), reverse=True)
+        regressions.sort(key=lambda r: (r["date"], r["id"], METRIC_ORDER[r["metric"]]), reverse=True)
     return Model(scen, series, latest, hist.runs, headline, regressions)
 
 
