@@ -49,6 +49,27 @@ def test_a_shift_below_min_change_is_dropped():
     assert cp.detect(series(values), min_change=0.02) == []
 
 
+def test_a_few_noisy_newest_nights_are_not_a_new_level():
+    """Confirmation: a nightly replay at 3 % noise (devtools/cpbench.py) where the 3
+    newest of 28 nights read 6 % high: past the 3 % threshold, a change point without
+    confirmation (min_z=0), none with it. The same 6 % held for 40 nights is one."""
+    from devtools import cpbench
+    night28 = list(cpbench._series(100005, 150, 0.03)[:28])
+    assert [c.index for c in cp.detect(series(night28), min_z=0)] == [25]
+    assert cp.detect(series(night28)) == []
+    rng = np.random.default_rng(15)
+    held = noisy(rng, 1.0, 40, sigma=0.03) + noisy(rng, 1.06, 40, sigma=0.03)
+    (c,) = cp.detect(series(held))
+    assert abs(c.index - 40) <= 2 and c.direction == "regression"
+
+
+def test_a_large_step_is_flagged_within_two_nights():
+    rng = np.random.default_rng(16)
+    base = noisy(rng, 1.0, 40, sigma=0.03)
+    step = noisy(rng, 1.3, 2, sigma=0.03)
+    assert [c.index for c in cp.detect(series(base + step))] == [40]
+
+
 def test_short_constant_or_broken_series():
     assert cp.detect(series([1.0, 2.0, 1.0, 2.0, 1.0])) == []          # too short
     assert cp.detect(series([1.0] * 30)) == []                           # constant
