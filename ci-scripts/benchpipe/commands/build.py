@@ -25,11 +25,11 @@ def run(args) -> int:
     rust = toolchains.parse_list(args.rust, "rust")
     out = Path(args.out)
     built = toolchains.build_all(cat, Path(args.source), out, go, rust, args.label)
-    path = toolchains.write_manifest(out, built)
+    manifest = toolchains.write_manifest(out, built)
     for b in built:
         print(f"{b.build:<14} {b.toolchain:<22} {b.label:<5} {b.path}")
-        for path in dict.fromkeys(b.paths.values()):
-            scenarios = ",".join(sc for sc, p in b.paths.items() if p == path)
-            print(f"{'':<14} {'':<22} {'':<5} {path} ({scenarios})")
-    print(f"manifest: {path.resolve()}")
+        for split in dict.fromkeys(b.paths.values()):
+            scenarios = ",".join(sc for sc, p in b.paths.items() if p == split)
+            print(f"{'':<14} {'':<22} {'':<5} {split} ({scenarios})")
+    print(f"manifest: {manifest.resolve()}")
     return 0
