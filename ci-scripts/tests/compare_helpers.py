@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import functools
+import json
+import subprocess
+from pathlib import Path
+
 from benchpipe.results import key_id
 
 PROGRAM = {"go": "gobench", "rust-system": "rsbench", "rust-mimalloc": "rsbench-mimalloc"}
@@ -46,11 +51,6 @@ def doc(benches: list, commit="a" * 40, timestamp="2026-11-22T02:00:00Z", labels
 
 
 # ---------------------------------------------------------------- real program runs
-
-import functools
-import json
-import subprocess
-from pathlib import Path
 
 
 @functools.lru_cache(maxsize=None)

@@ -10,17 +10,15 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from benchpipe import catalogue, mysqlserver, toolchains
+from benchpipe.errors import BenchError
+
 CI_SCRIPTS = Path(__file__).resolve().parent.parent
 ROOT = CI_SCRIPTS.parent
-sys.path.insert(0, str(CI_SCRIPTS))
-
-from benchpipe import catalogue, mysqlserver, toolchains  # noqa: E402
-from benchpipe.errors import BenchError  # noqa: E402
 
 BENCH = CI_SCRIPTS / "bench"
 

@@ -20,16 +20,12 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from benchpipe import results  # noqa: E402
-from test_workflows import ROOT, gh_outputs, load, registered, run_step  # noqa: E402
+from benchpipe import results
+from test_workflows import ROOT, gh_outputs, load, registered, run_step
 
 NEEDED = {"matrix", "build", "run", "summary", "merge-artifacts", "validate", "publish", "history"}
 SIMULATED_OS = {"macos-latest": "macos", "windows-latest": "windows"}

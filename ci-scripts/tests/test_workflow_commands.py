@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -15,16 +14,14 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-CI_SCRIPTS = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(CI_SCRIPTS))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+import wf_fixtures
+from benchpipe import catalogue, results
+from benchpipe.cli import main
+from benchpipe.commands import matrix as matrix_cmd
+from benchpipe.commands import pr_comment
+from benchpipe.export import benchmark_action
 
-import wf_fixtures  # noqa: E402
-from benchpipe import catalogue, results  # noqa: E402
-from benchpipe.cli import main  # noqa: E402
-from benchpipe.commands import matrix as matrix_cmd  # noqa: E402
-from benchpipe.commands import pr_comment  # noqa: E402
-from benchpipe.export import benchmark_action  # noqa: E402
+CI_SCRIPTS = Path(__file__).resolve().parent.parent
 
 
 def bench(*argv) -> int:

@@ -17,16 +17,14 @@ from pathlib import Path
 import pytest
 import yaml
 
+import wf_fixtures
+from benchpipe import catalogue
+from benchpipe.cli import build_parser
+from benchpipe.commands import matrix as matrix_cmd
+
 CI_SCRIPTS = Path(__file__).resolve().parent.parent
 ROOT = CI_SCRIPTS.parent
 WORKFLOWS = ROOT / ".github" / "workflows"
-sys.path.insert(0, str(CI_SCRIPTS))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import wf_fixtures  # noqa: E402
-from benchpipe import catalogue  # noqa: E402
-from benchpipe.cli import build_parser  # noqa: E402
-from benchpipe.commands import matrix as matrix_cmd  # noqa: E402
 
 FILES = ("ci.yml", "bench.yml", "publish.yml")
 OSES = {"ubuntu-latest", "windows-latest", "macos-latest"}
