@@ -50,6 +50,13 @@ if command -v rustup >/dev/null 2>&1; then
     log "rustup component add clippy rustfmt"
     try_ rustup component add clippy rustfmt
   fi
+  # macOS targets' standard libraries: the tests `cargo check` and clippy the Rust code for macOS
+  for t in x86_64-apple-darwin aarch64-apple-darwin; do
+    if ! rustup target list --installed 2>/dev/null | grep -qx "$t"; then
+      log "rustup target add $t"
+      try_ rustup target add "$t"
+    fi
+  done
 fi
 
 # --- actionlint (workflow lint), pinned, from the Go module proxy
