@@ -14,6 +14,7 @@ from pathlib import Path
 
 from benchpipe import ROOT, results
 from benchpipe.commands.catalogue import add_filter_arguments
+from benchpipe.compare import has_pairs
 from benchpipe.errors import BenchError, one_line
 
 NAME = "pipeline"
@@ -49,14 +50,6 @@ def _forward(args, names: tuple[str, ...]) -> list[str]:
     return out
 
 
-def _toolchain_pairs(doc: dict) -> bool:
-    """True when a language ran under two or more toolchains: worth a compare."""
-    per_lang: dict[str, set] = {}
-    for b in doc["benchmarks"]:
-        per_lang.setdefault(b["key"]["lang"], set()).add(b["key"]["toolchain"])
-    return any(len(v) > 1 for v in per_lang.values())
-
-
 def run(args) -> int:
     # Imported here: cli imports this module, and this one drives the CLI.
     from benchpipe.cli import main as bench
@@ -80,7 +73,7 @@ def run(args) -> int:
 
     _step(3, total, "compare toolchains")
     compare_code = 0
-    if _toolchain_pairs(doc):
+    if has_pairs(doc):  # two or more toolchains of a language ran
         compare_code = bench(["compare", str(results_file), "--markdown", str(out / "compare.md"),
                               "--json", str(out / "compare.json")])
     else:
