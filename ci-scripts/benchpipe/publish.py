@@ -1,13 +1,20 @@
 """Publishing: the history, github-action-benchmark's data.js, the charts and the site,
 committed to the gh-pages branch of a git remote and pushed.
 
-Several jobs may publish at once. None loses an entry, and no push is forced: each
-attempt fetches the branch's current tip, re-applies `history add` on top of it (the
-history is append-only files, so re-applying is the merge: no textual merge), renders
-the site, commits and pushes; a push rejected because the branch moved (or its ref was
-locked by a concurrent push) is retried from the fetch, with jittered exponential
-backoff, a bounded number of times. The remote changes only by the push, which is
-atomic: a publisher killed at any point leaves the branch as it was.
+Several jobs may publish at once. None loses an entry, and no push is forced. A
+publish has two phases, each a commit pushed on its own:
+1. the data: fetch the branch's current tip, re-apply `history add` on top of it (the
+   history is append-only files, so re-applying is the merge: no textual merge), update
+   data.js, commit and push;
+2. the site: render it from the history now on the branch, commit and push, unless the
+   branch's site already shows that history, or a publisher that added data after ours
+   will render it (see _push_site).
+A push rejected because the branch moved (or its ref was locked by a concurrent push)
+is retried from the fetch, with jittered exponential backoff, a bounded number of
+times. Rendering only in phase 2 keeps a race cheap: 32 publishers used to re-render
+the whole site on every retry (work growing with the square of their number). The
+remote changes only by a push, which is atomic: a publisher killed at any point leaves
+the branch as it was or with its data and the previous site.
 
 Branch layout: index.html and the other pages, assets/, charts/, data/ (the site, at the
 root so GitHub Pages serves it), history/ (Contract 3), dev/bench/data.js
@@ -37,6 +44,7 @@ from benchpipe.export import data_js
 
 HISTORY_DIR = "history"
 DATA_JS = "dev/bench/data.js"
+SITE_STAMP = "data/site-of-history.txt"   # the history tree the site was rendered from
 GITIGNORE = ".lock\n*.tmp\n.charts-new/\n.data-new/\n.assets-new/\n.*-old/\n"
 RETRYABLE = re.compile(r"non-fast-forward|fetch first|\[rejected\]|failed to update ref|cannot lock ref|"
                        r"unable to lock|incorrect old value|stale info|remote rejected", re.I)
@@ -113,44 +121,102 @@ def publish(remote: str, branch: str, results_paths, *, site_url: str = "", repo
     env = _identity_env()
     work = Path(tempfile.mkdtemp(prefix="bench-publish-"))
     try:
-        for attempt in range(1, retries + 1):
-            wt = work / f"attempt-{attempt}"
-            had_branch = _fetch(wt, remote, branch)
-            _pause("fetched")
-            rep = history.add(wt / HISTORY_DIR, docs)
-            if rep.runs_added:
-                data_js.update(wt / DATA_JS, rep.new_runs, rep.new_entries, repo_url)
-            if not rep.runs_added and had_branch and (wt / "index.html").exists():
-                log(f"publish: nothing new (the {len(rep.runs_present)} run(s) are already in {branch})")
-                if out:
-                    export(wt, Path(out))
-                return PublishReport(attempt, [], None, False)
-            site.render(wt / HISTORY_DIR, wt, site_url=site_url, repo_url=repo_url, jobs=jobs, detect=detect)
-            (wt / ".gitignore").write_text(GITIGNORE, encoding="utf-8")
-            _pause("rendered")
-            _git(["add", "-A"], cwd=wt)
-            runs = ", ".join(rep.runs_added[:4]) + (f" and {len(rep.runs_added) - 4} more" if len(rep.runs_added) > 4 else "") \
-                if rep.runs_added else "site"
-            _git(["commit", "--quiet", "-m", f"bench publish: {runs}"], cwd=wt, env=env)
-            commit = _git(["rev-parse", "HEAD"], cwd=wt).stdout.strip()
-            _pause("committed")
-            p = _git(["push", "--quiet", remote, f"HEAD:refs/heads/{branch}"], cwd=wt, check=False, env=env)
-            if p.returncode == 0:
-                log(f"publish: pushed {commit[:12]} to {branch} ({len(rep.runs_added)} run(s), attempt {attempt})")
-                if out:
-                    export(wt, Path(out))
-                return PublishReport(attempt, rep.runs_added, commit, True)
-            if not RETRYABLE.search(p.stderr):
-                tail = " | ".join(p.stderr.strip().splitlines()[-2:])
-                raise BenchError(f"git push to {remote} failed: {tail}")
-            delay = min(8.0, 0.25 * 2 ** (attempt - 1)) * random.uniform(0.5, 1.5)
-            log(f"publish: {branch} moved meanwhile (attempt {attempt}/{retries}); fetching again in {delay:.1f}s")
-            shutil.rmtree(wt, ignore_errors=True)
-            time.sleep(delay)
-        raise BenchError(f"gave up after {retries} attempts: {branch} kept moving; run publish again "
-                         f"(it is idempotent) or raise --retries")
+        wt, runs_added, data_commit, attempts = _push_data(work, remote, branch, docs, repo_url, retries, env, log)
+        site_commit, more, tip = _push_site(work, wt, remote, branch, site_url, repo_url, retries, jobs, detect, env, log)
+        if out:
+            export(tip, Path(out))
+        commit = site_commit or data_commit
+        return PublishReport(attempts + more, runs_added, commit, commit is not None)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _backoff(branch: str, attempt: int, retries: int, what: str, log) -> None:
+    delay = min(8.0, 0.25 * 2 ** (attempt - 1)) * random.uniform(0.5, 1.5)
+    log(f"publish: {branch} moved meanwhile ({what}, attempt {attempt}/{retries}); fetching again in {delay:.1f}s")
+    time.sleep(delay)
+
+
+def _push(wt: Path, remote: str, branch: str, message: str, env: dict) -> str | None:
+    """Commit everything in wt and push it; the commit, or None when the branch moved."""
+    (wt / ".gitignore").write_text(GITIGNORE, encoding="utf-8")
+    _git(["add", "-A"], cwd=wt)
+    _git(["commit", "--quiet", "-m", message], cwd=wt, env=env)
+    commit = _git(["rev-parse", "HEAD"], cwd=wt).stdout.strip()
+    _pause("committed")
+    p = _git(["push", "--quiet", remote, f"HEAD:refs/heads/{branch}"], cwd=wt, check=False, env=env)
+    if p.returncode == 0:
+        return commit
+    if not RETRYABLE.search(p.stderr):
+        tail = " | ".join(p.stderr.strip().splitlines()[-2:])
+        raise BenchError(f"git push to {remote} failed: {tail}")
+    return None
+
+
+def _gave_up(branch: str, retries: int):
+    return BenchError(f"gave up after {retries} attempts: {branch} kept moving; run publish again "
+                      f"(it is idempotent) or raise --retries")
+
+
+def _push_data(work, remote, branch, docs, repo_url, retries, env, log):
+    """Phase 1, the data: history entries and data.js, without rendering anything, so a
+    race costs a fetch and a `history add`, not a site. Returns the work tree at the tip
+    that holds them, the runs added, the data commit (None: nothing new) and attempts."""
+    for attempt in range(1, retries + 1):
+        wt = work / f"data-{attempt}"
+        _fetch(wt, remote, branch)
+        _pause("fetched")
+        rep = history.add(wt / HISTORY_DIR, docs)
+        if not rep.runs_added:
+            log(f"publish: nothing new (the {len(rep.runs_present)} run(s) are already in {branch})")
+            return wt, [], None, attempt
+        data_js.update(wt / DATA_JS, rep.new_runs, rep.new_entries, repo_url)
+        runs = ", ".join(rep.runs_added[:4]) + (f" and {len(rep.runs_added) - 4} more" if len(rep.runs_added) > 4 else "")
+        commit = _push(wt, remote, branch, f"bench publish: {runs}", env)
+        if commit:
+            log(f"publish: pushed {commit[:12]} to {branch} ({len(rep.runs_added)} run(s), attempt {attempt})")
+            return wt, rep.runs_added, commit, attempt
+        shutil.rmtree(wt, ignore_errors=True)
+        _backoff(branch, attempt, retries, "history", log)
+    raise _gave_up(branch, retries)
+
+
+def _history_tree(wt: Path) -> str:
+    p = _git(["rev-parse", f"HEAD:{HISTORY_DIR}"], cwd=wt, check=False)
+    return p.stdout.strip() if p.returncode == 0 else ""
+
+
+def _push_site(work, wt, remote, branch, site_url, repo_url, retries, jobs, detect, env, log):
+    """Phase 2, the site: rendered from the history the branch holds, and pushed unless
+    the branch's site already shows that history (SITE_STAMP names the history tree it
+    was rendered from). When the push loses to a publisher that added data after ours,
+    that publisher renders (its own phase 2) and this one stops: N racing publishers
+    render a few times, not N times each. Killed between the phases, the branch keeps
+    every entry and an older site, which the next publish renders anew. Returns the site
+    commit (None: not ours), the attempts, and the work tree of the branch as last seen."""
+    for attempt in range(1, retries + 1):
+        if attempt > 1:
+            wt = work / f"site-{attempt}"
+            _fetch(wt, remote, branch)
+        tree = _history_tree(wt)
+        stamp = wt / SITE_STAMP
+        if tree and (wt / "index.html").exists() and stamp.exists() and stamp.read_text(encoding="utf-8").strip() == tree:
+            return None, attempt - 1, wt
+        site.render(wt / HISTORY_DIR, wt, site_url=site_url, repo_url=repo_url, jobs=jobs, detect=detect)
+        stamp.write_text(tree + "\n", encoding="utf-8")
+        _pause("rendered")
+        commit = _push(wt, remote, branch, f"bench publish: site of history {tree[:12] or '(empty)'}", env)
+        if commit:
+            log(f"publish: pushed {commit[:12]} to {branch} (site, attempt {attempt})")
+            return commit, attempt, wt
+        nxt = work / f"peek-{attempt}"
+        _fetch(nxt, remote, branch)
+        if _history_tree(nxt) != tree:
+            log(f"publish: newer data reached {branch} meanwhile; its publisher renders the site")
+            return None, attempt, nxt
+        shutil.rmtree(nxt, ignore_errors=True)
+        _backoff(branch, attempt, retries, "site", log)
+    raise _gave_up(branch, retries)
 
 
 def export(wt: Path, out: Path) -> None:

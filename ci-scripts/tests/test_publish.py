@@ -65,7 +65,10 @@ def test_publish_to_new_local_bare_repo_then_idempotent(tmp_path):
     assert subprocess.run(publish_cmd(remote, r2), capture_output=True, text=True).returncode == 0
     wt2 = checkout(remote, tmp_path / "co2")
     assert len(history.load(wt2 / "history").runs) == 3
-    assert git("rev-list", "--count", "gh-pages", cwd=wt2) == "2"
+    # two commits per publish: the data, then the site rendered from it (and named after it)
+    assert git("rev-list", "--count", "gh-pages", cwd=wt2) == "4"
+    assert git("log", "-1", "--format=%s", cwd=wt2).startswith("bench publish: site of history ")
+    assert (wt2 / "data/site-of-history.txt").read_text().strip() == git("rev-parse", "HEAD:history", cwd=wt2)
     # old history records were not rewritten: the first commit's file is a prefix of the new one
     old = git("show", f"{first}:history/linux/sleep/2026-03.json", cwd=wt2)
     new = (wt2 / "history/linux/sleep/2026-03.json").read_text()
@@ -82,17 +85,21 @@ def test_twelve_concurrent_publishers_lose_nothing(tmp_path):
     outs = [p.communicate(timeout=900) for p in procs]
     for p, (out, err) in zip(procs, outs):
         assert p.returncode == 0, err
-    retried = sum("moved meanwhile" in err for _, err in outs)
+    retried = sum("moved meanwhile" in out + err for out, err in outs)
     wt = checkout(remote, tmp_path / "co")
     assert history.check(wt / "history") == []
     h = history.load(wt / "history")
     assert len(h.runs) == 12 and len(h.entries) == 12 * len(KEYS)
-    assert git("rev-list", "--count", "gh-pages", cwd=wt) == "12"  # one commit per publisher, none lost
+    subjects = git("log", "--format=%s", "gh-pages", cwd=wt).splitlines()
+    assert len([x for x in subjects if not x.startswith("bench publish: site")]) == 12  # a data commit each, none lost
+    renders = len(subjects) - 12
+    assert 1 <= renders <= 12  # sites rendered: at most one per publisher, never one per retry
+    assert (wt / "data/site-of-history.txt").read_text().strip() == git("rev-parse", "HEAD:history", cwd=wt)
     data = data_js.read(wt / "dev/bench/data.js")
     assert len(data["entries"]["linux go stable"]) == 12
     # the site on the branch shows all of them
     assert "12 runs in the history" in (wt / "index.html").read_text()
-    print(f"{retried} publishers had to retry")
+    print(f"{retried} publishers had to retry; {renders} site(s) rendered and pushed")
 
 
 @pytest.mark.parametrize("stage", ["fetched", "rendered", "committed"])
@@ -112,14 +119,21 @@ def test_killed_publisher_leaves_branch_valid(tmp_path, stage):
     assert f"paused at {stage}" in line
     os.killpg(p.pid, signal.SIGKILL)
     p.wait()
-    assert tip(remote) == before  # old, not half
     wt = checkout(remote, tmp_path / "co")
-    assert history.check(wt / "history") == [] and len(history.load(wt / "history").runs) == 1
+    assert history.check(wt / "history") == []
+    if stage == "rendered":
+        # killed in phase 2: the data is in, the site is the previous one
+        assert tip(remote) != before and len(history.load(wt / "history").runs) == 2
+        assert "1 runs in the history" in (wt / "index.html").read_text()
+    else:
+        assert tip(remote) == before  # old, not half
+        assert len(history.load(wt / "history").runs) == 1
     assert subprocess.run(["git", "fsck", "--no-progress"], cwd=remote, capture_output=True).returncode == 0
     # and the next publish completes it
     assert subprocess.run(publish_cmd(remote, r1, extra=["--no-changepoints"]), capture_output=True).returncode == 0
     wt2 = checkout(remote, tmp_path / "co2")
     assert len(history.load(wt2 / "history").runs) == 2
+    assert "2 runs in the history" in (wt2 / "index.html").read_text()
 
 
 def test_killed_at_random_moments(tmp_path):
