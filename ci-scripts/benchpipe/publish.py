@@ -189,18 +189,23 @@ def _history_tree(wt: Path) -> str:
 def _push_site(work, wt, remote, branch, site_url, repo_url, retries, jobs, detect, env, log):
     """Phase 2, the site: rendered from the history the branch holds, and pushed unless
     the branch's site already shows that history (SITE_STAMP names the history tree it
-    was rendered from). When the push loses to a publisher that added data after ours,
-    that publisher renders (its own phase 2) and this one stops: N racing publishers
-    render a few times, not N times each. Killed between the phases, the branch keeps
-    every entry and an older site, which the next publish renders anew. Returns the site
-    commit (None: not ours), the attempts, and the work tree of the branch as last seen."""
+    was rendered from). Only the publisher whose data is the newest renders: when
+    another publisher's data reached the branch after ours, that publisher renders (its
+    own phase 2) and this one stops, before rendering or after losing the push. So N
+    racing publishers render about once, not N times each. Killed between the phases,
+    the branch keeps every entry and an older site, which the next publish renders anew.
+    Returns the site commit (None: not ours), the attempts, and the work tree of the
+    branch as last seen."""
+    ours = _history_tree(wt)  # the history as our phase 1 left it on the branch
     for attempt in range(1, retries + 1):
-        if attempt > 1:
-            wt = work / f"site-{attempt}"
-            _fetch(wt, remote, branch)
+        wt = work / f"site-{attempt}"
+        _fetch(wt, remote, branch)
         tree = _history_tree(wt)
         stamp = wt / SITE_STAMP
         if tree and (wt / "index.html").exists() and stamp.exists() and stamp.read_text(encoding="utf-8").strip() == tree:
+            return None, attempt - 1, wt  # the site already shows this history
+        if tree != ours:
+            log(f"publish: newer data reached {branch} meanwhile; its publisher renders the site")
             return None, attempt - 1, wt
         site.render(wt / HISTORY_DIR, wt, site_url=site_url, repo_url=repo_url, jobs=jobs, detect=detect)
         stamp.write_text(tree + "\n", encoding="utf-8")
@@ -209,12 +214,6 @@ def _push_site(work, wt, remote, branch, site_url, repo_url, retries, jobs, dete
         if commit:
             log(f"publish: pushed {commit[:12]} to {branch} (site, attempt {attempt})")
             return commit, attempt, wt
-        nxt = work / f"peek-{attempt}"
-        _fetch(nxt, remote, branch)
-        if _history_tree(nxt) != tree:
-            log(f"publish: newer data reached {branch} meanwhile; its publisher renders the site")
-            return None, attempt, nxt
-        shutil.rmtree(nxt, ignore_errors=True)
         _backoff(branch, attempt, retries, "site", log)
     raise _gave_up(branch, retries)
 

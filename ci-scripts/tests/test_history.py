@@ -122,6 +122,21 @@ def test_corrupt_or_hand_edited_file_is_reported_and_never_overwritten(tmp_path,
         assert target.read_bytes() == broken
 
 
+def test_records_checked_once_per_process_are_still_checked_when_changed(tmp_path):
+    """Validation skips records already validated in this process (by content digest);
+    a record changed to break the schema, its digest recomputed to match, is caught."""
+    history.add_files(tmp_path / "h", [make_results(tmp_path / "r0.json", 0)])
+    assert history.check(tmp_path / "h") == []        # every record now known valid
+    target = tmp_path / "h/linux/sleep/2026-03.json"
+    doc = json.loads(target.read_text())
+    rec = doc["entries"][0]
+    rec["time_s"]["median"] = "fast"                  # not a number
+    rec["digest"] = history.digest_of(rec)           # and a digest that matches it
+    target.write_text(history.serialise(doc))
+    found = history.check(tmp_path / "h")
+    assert found and "entries[0]" in found[0] and str(target) in found[0], found
+
+
 def test_reformatted_file_is_refused(tmp_path):
     history.add_files(tmp_path / "h", [make_results(tmp_path / "r0.json", 0)])
     target = tmp_path / "h/linux/sleep/2026-03.json"
