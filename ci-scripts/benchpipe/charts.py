@@ -173,7 +173,7 @@ def trend_charts(model: trends.Model, datadir: Path) -> list[Chart]:
         def cp_arrows(metric: str) -> list[str]:
             out = []
             for s in group:
-                for cp in s.metric_changepoints.get(metric, s.changepoints if metric == "time" else []):
+                for cp in s.metric_changepoints.get(metric, []):
                     d = s.entries[cp["index"]]["date"]
                     c = CP_COLOUR if cp["direction"] == "regression" else "#2ca02c"
                     out.append(f"set arrow from '{d}', graph 0 to '{d}', graph 1 nohead lc rgb '{c}' lw 1.5 dt 2 front")
@@ -202,7 +202,7 @@ def trend_charts(model: trends.Model, datadir: Path) -> list[Chart]:
                          if len(s.entries) <= 60 else "lines")  # a year of points: a line, not 365 markers
                 plots.append(f"{gq(str(fname))} index {i} using 1:{col} with {style} lc rgb '{c}' lw 2 "
                              f"dt {1 + i} title {gq(tc + ' median')}")
-            if any(s.metric_changepoints.get(metric, s.changepoints if metric == "time" else []) for s in group):
+            if any(s.metric_changepoints.get(metric, []) for s in group):
                 plots.append(f"NaN with lines lc rgb '{CP_COLOUR}' dt 2 lw 1.5 title 'change point'")
             if marks and any(s.bumps() for s in group):
                 plots.append(f"NaN with lines lc rgb '{BUMP_COLOUR}' dt 3 lw 1 title 'new compiler release'")

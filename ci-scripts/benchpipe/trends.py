@@ -114,6 +114,7 @@ CP_METRICS = {
 }
 METRIC_ORDER = {"time": 2, "cpu": 1, "memory": 0}  # newest first, then time, CPU, memory
 
+
 def version_tuple(toolchain: str) -> tuple:
     nums = tuple(int(x) for x in re.findall(r"\d+", toolchain.split("-")[0]))
     stable = 0 if "-" in toolchain else 1
@@ -150,8 +151,12 @@ class Series:
     key: dict
     channel: str = ""
     entries: list[dict] = field(default_factory=list)
-    changepoints: list[dict] = field(default_factory=list)          # of the timed window (charts mark these)
     metric_changepoints: dict[str, list[dict]] = field(default_factory=dict)  # time, cpu, memory
+
+    @property
+    def changepoints(self) -> list[dict]:
+        """Those of the timed window (the trend charts' headline)."""
+        return self.metric_changepoints.get("time", [])
 
     def bumps(self) -> list[tuple[int, str, str]]:
         """(index, older, newer toolchain) where the channel moved to another version."""
@@ -218,11 +223,12 @@ def build(hist, cat, detect: bool = True, cache_path: Path | None = None, jobs: 
         inputs, where = {}, {}
         for sid, s in series.items():
             for metric, value_of in CP_METRICS.items():
-                idx = [i for i, x in enumerate(s.entries) if (value_of(x) or 0) > 0]
+                values = [value_of(x) for x in s.entries]
+                idx = [i for i, v in enumerate(values) if (v or 0) > 0]
                 # (time keeps the plain series id: its cached analyses stay valid)
                 cid = sid if metric == "time" else f"{sid}|{metric}"
                 inputs[cid] = ([s.entries[i]["commit"] for i in idx], [s.entries[i]["date"] for i in idx],
-                               [value_of(s.entries[i]) for i in idx])
+                               [values[i] for i in idx])
                 where[cid] = (sid, metric, idx)
         found = detect_all(inputs, cache_path, jobs, cp_options)
         for cid, cps in found.items():
@@ -230,8 +236,6 @@ def build(hist, cat, detect: bool = True, cache_path: Path | None = None, jobs: 
             s = series[sid]
             cps = [{**cp, "index": idx[cp["index"]], "metric": metric} for cp in cps]
             s.metric_changepoints[metric] = cps
-            if metric == "time":
-                s.changepoints = cps
             for cp in cps:
                 e = s.entries[cp["index"]]
                 before = s.entries[cp["index"] - 1] if cp["index"] > 0 else e
