@@ -99,9 +99,11 @@ def file_problems(path: Path, doc, rel: str) -> list[str]:
     kind = doc["kind"]
     list_name = "runs" if kind == "runs" else "entries"
     records = doc.get(list_name)
-    fresh = [r for r in records if not _known_valid(r)] if isinstance(records, list) else records
-    found = record_problems(doc if fresh is records else {**doc, list_name: fresh}, kind)
-    if found and fresh is not records:
+    # positions of records validated before in this process (their digest checked too)
+    known = {i for i, r in enumerate(records) if _known_valid(r)} if isinstance(records, list) else set()
+    fresh = [r for i, r in enumerate(records) if i not in known] if known else records
+    found = record_problems(doc if not known else {**doc, list_name: fresh}, kind)
+    if found and known:
         found = record_problems(doc, kind)  # the messages' indices count every record
     if found:
         return found
@@ -109,18 +111,16 @@ def file_problems(path: Path, doc, rel: str) -> list[str]:
     if kind == "runs":
         if len(parts) != 2 or parts[0] != RUNS_DIR:
             found.append(f"a runs file belongs in {RUNS_DIR}/<YYYY-MM>.json")
-        records, id_of = doc["runs"], (lambda r: r["run"])
     else:
         if len(parts) != 3 or parts[0] != doc["os"] or parts[1] != doc["scenario"]:
             found.append(f"an entries file of os {doc['os']!r} and scenario {doc['scenario']!r} "
                          f"belongs in {doc['os']}/{doc['scenario']}/{doc['month']}.json")
-        records, id_of = doc["entries"], (lambda e: (e["run"], e["id"]))
     if parts and parts[-1] != f"{doc['month']}.json":
         found.append(f"$.month: {doc['month']!r} does not match the file name")
     seen = set()
     for i, rec in enumerate(records):
-        where = f"$.{'runs' if kind == 'runs' else 'entries'}[{i}]"
-        if rec["digest"] != digest_of(rec):
+        where = f"$.{list_name}[{i}]"
+        if i not in known and rec["digest"] != digest_of(rec):
             found.append(f"{where}: digest mismatch: the record was changed after it was written (hand edit?)")
         if month_of(rec["date"]) != doc["month"]:
             found.append(f"{where}.date: {rec['date']} is not in month {doc['month']}")
@@ -129,7 +129,7 @@ def file_problems(path: Path, doc, rel: str) -> list[str]:
                 found.append(f"{where}: os/scenario do not match the file")
             if rec["id"] != results_mod.key_id(rec["key"]):
                 found.append(f"{where}.id: {rec['id']!r} does not match its key")
-        ident = id_of(rec)
+        ident = rec["run"] if kind == "runs" else (rec["run"], rec["id"])
         if ident in seen:
             found.append(f"{where}: duplicate record {ident!r}")
         seen.add(ident)
