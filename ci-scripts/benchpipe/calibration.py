@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchpipe import envinfo, stats, strictjson
+from benchpipe import envinfo, multitest, stats, strictjson
 from benchpipe.catalogue import BenchSpec
 from benchpipe.errors import BenchError
 from benchpipe.results import family_id, format_params
@@ -90,17 +90,26 @@ def effective_factor(spec: BenchSpec, scaled: BenchSpec) -> float:
 # ---------------------------------------------------------------- the calibration document
 
 def family_result(spec: BenchSpec, factor_eff: float, rounds: list[tuple[dict, dict, dict]],
-                  alpha: float, threshold: float, seed: int = stats.SEED, looks: int = 1) -> dict:
-    """Judge each round (A, A', B: results-file benchmarks) as `compare` does; A/A flags
-    are false alarms, A/B regressions are detections. The timed window is the headline
-    ("aa", "ab"); CPU time in the window ("aa_cpu", "ab_cpu") and memory ("aa_memory":
-    false alarms only) beside it."""
+                  alpha: float, threshold: float, seed: int = stats.SEED, looks: multitest.Looks | None = None,
+                  tests: int = 1) -> dict:
+    """Judge each round (A, A', B: results-file benchmarks) as `compare` judges a pull
+    request's report: each comparison as one benchmark among `tests` tests whose others
+    found nothing (multitest.adjust), with the run's looks. A/A flags are false alarms,
+    A/B regressions are detections. The timed window is the headline ("aa", "ab"); CPU
+    time in the window ("aa_cpu", "ab_cpu") and memory ("aa_memory": false alarms only)
+    beside it."""
     from benchpipe import compare
+    looks = looks or multitest.Looks.fixed()
     settings = compare.Settings(alpha=alpha, threshold=threshold, seed=seed)
     got: dict[str, list] = {k: [] for k in ("aa", "ab", "aa_cpu", "ab_cpu", "aa_memory")}
+
+    def judged(pid, first, second, a, b):
+        c = compare.compare_bench(pid, first, second, a, b, settings, paired=True, looks=looks)
+        return compare.correct([c], settings, looks, tests)[0].metrics
+
     for a, a2, b in rounds:
-        aa = compare.compare_bench("aa", "a", "a2", a, a2, settings, paired=True, looks=looks).metrics
-        ab = compare.compare_bench("ab", "a", "b", a, b, settings, paired=True, looks=looks).metrics
+        aa = judged("aa", "a", "a2", a, a2)
+        ab = judged("ab", "a", "b", a, b)
         for name, metrics, metric in (("aa", aa, "time"), ("ab", ab, "time"), ("aa_cpu", aa, "cpu"),
                                       ("ab_cpu", ab, "cpu"), ("aa_memory", aa, "memory")):
             if metric in metrics:
@@ -134,8 +143,13 @@ def _rates(comps: list, flagged) -> dict:
     def num(x, digits):
         return None if x is None or not math.isfinite(x) else float(f"{x:.{digits}g}")
     return {"comparisons": len(comps), "flagged": hits, "rate": hits / len(comps) if comps else None,
-            "significant": sum(1 for c in comps if c.p_value is not None and c.p_value < stats.DEFAULT_ALPHA),
-            "ratios": [num(c.ratio, 6) for c in comps], "p_values": [num(c.p_value, 4) for c in comps]}
+            "significant": sum(1 for c in comps if _p(c) is not None and _p(c) < stats.DEFAULT_ALPHA),
+            "ratios": [num(c.ratio, 6) for c in comps], "p_values": [num(_p(c), 4) for c in comps]}
+
+
+def _p(c) -> float | None:
+    """The p-value a verdict was judged by: corrected where the comparison was."""
+    return c.p_adjusted if c.p_adjusted is not None else c.p_value
 
 
 THRESHOLD_GRID = (0.01, 0.015, 0.02, 0.025, 0.03, 0.04, 0.05, 0.075, 0.10)
@@ -222,11 +236,11 @@ def machine() -> dict:
 
 
 def document(preset: str, runs: int, repeats: int, factor: float, alpha: float, threshold: float,
-             families: list[dict]) -> dict:
+             families: list[dict], tests: int = 1) -> dict:
     return {
         "schema": CALIBRATION_SCHEMA, "timestamp": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "machine": machine(), "preset": preset, "runs": runs, "repeats": repeats, "factor": factor,
-        "alpha": alpha, "threshold": threshold, "families": families,
+        "alpha": alpha, "threshold": threshold, "tests": tests, "families": families,
         "summary": summarise(families, factor, alpha, threshold),
     }
 

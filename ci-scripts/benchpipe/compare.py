@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from benchpipe import measures, stats
+from benchpipe import measures, multitest, stats
 from benchpipe.errors import UsageError
 from benchpipe.results import family_id, format_params, key_id
 
@@ -47,6 +47,7 @@ class Settings:
     memory_threshold: float = stats.DEFAULT_MEMORY_THRESHOLD
     confidence: float = stats.CONFIDENCE
     seed: int = stats.SEED
+    correction: str = "bh"    # across the tests of a report (multitest.CORRECTIONS)
 
     def threshold_for(self, metric: str) -> float:
         return self.memory_threshold if metric == "memory" else self.threshold
@@ -55,10 +56,13 @@ class Settings:
         return {
             "alpha": self.alpha,
             "threshold": {"time": self.threshold, "cpu": self.threshold, "memory": self.memory_threshold},
-            "confidence": self.confidence, "seed": self.seed,
+            "confidence": self.confidence, "seed": self.seed, "correction": self.correction,
             "test": "sides of one run (interleaved pairs): Wilcoxon signed-rank on the within-pair log ratios "
                     "(scipy.stats.wilcoxon); sides of two runs: Mann-Whitney U (scipy.stats.mannwhitneyu); "
-                    "two-sided, each metric and benchmark at alpha (no correction across them yet)",
+                    "two-sided; p-values multiplied by the looks that can flag (sampling until sure), then "
+                    + ("corrected across every metric and benchmark of the report by Benjamini-Hochberg "
+                       "(false discovery rate at alpha)" if self.correction == "bh"
+                       else "not corrected across metrics and benchmarks"),
             "interval": f"percentile bootstrap, {stats.BOOTSTRAP_RESAMPLES} resamples: of the geometric mean of "
                         "the within-pair ratios (paired), of the ratio of medians (unpaired)",
         }
@@ -289,10 +293,12 @@ def _explicit(benches, sides, base, head):
 # ---------------------------------------------------------------- comparing
 
 def compare_bench(pid: str, base_name: str, head_name: str, b: dict | None, h: dict | None,
-                  settings: Settings, paired: bool = False, looks: int = 1) -> BenchComparison:
-    """paired: run i of each side was taken beside the other's run i (one A/B run).
-    looks: the run sampled until sure with this many looks (runner.Sequential): the
-    paired tests are made at alpha / looks."""
+                  settings: Settings, paired: bool = False,
+                  looks: multitest.Looks = multitest.Looks.fixed()) -> BenchComparison:
+    """One benchmark's verdicts before the correction across tests (`correct`).
+    paired: run i of each side was taken beside the other's run i (one A/B run).
+    looks: the run sampled until sure (runner.Sequential): the paired tests are made at
+    alpha / the number of looks that can flag."""
     key = (h or b)["key"]
     if b is None or h is None:
         where = base_name if b is None else head_name
@@ -308,18 +314,47 @@ def compare_bench(pid: str, base_name: str, head_name: str, b: dict | None, h: d
         if not xs and not ys:
             continue  # e.g. a platform without memory figures
         if paired and len(xs) == len(ys):
-            metrics[metric] = stats.compare_paired(xs, ys, alpha=settings.alpha / looks,
+            metrics[metric] = stats.compare_paired(xs, ys, alpha=settings.alpha / max(1, len(looks.spending)),
                                                    threshold=settings.threshold_for(metric),
                                                    confidence=settings.confidence, seed=settings.seed)
         else:
             metrics[metric] = stats.compare_samples(xs, ys, alpha=settings.alpha,
                                                     threshold=settings.threshold_for(metric),
                                                     confidence=settings.confidence, seed=settings.seed)
+    return BenchComparison(pid, key, base_name, head_name, _overall(metrics), metrics)
+
+
+def _overall(metrics: dict) -> str:
     verdicts = [c.verdict for c in metrics.values()] or [stats.TOO_FEW]
     overall = min(verdicts, key=lambda v: SEVERITY[v])
     if stats.TOO_FEW in verdicts and overall == stats.NO_CHANGE:
         overall = stats.TOO_FEW
-    return BenchComparison(pid, key, base_name, head_name, overall, metrics)
+    return overall
+
+
+def correct(comparisons: list, settings: Settings, looks: multitest.Looks = multitest.Looks.fixed(),
+            tests: int | None = None) -> list:
+    """The comparisons with every tested metric's p-value corrected across the looks and
+    across all of these tests (multitest), and a flag kept only where the corrected
+    p-value is below alpha. tests: judge them as part of that many tests (calibrate)."""
+    tested = [(c, m, mc) for c in comparisons for m, mc in c.metrics.items()
+              if mc.p_value is not None and mc.verdict != stats.TOO_FEW]
+    raw = [min(1.0, mc.p_value * (looks.factor(mc.n_base) if mc.paired else 1.0)) for _, _, mc in tested]
+    adjusted = multitest.adjust(raw, settings.correction, tests)
+    m = max(len(tested), tests or 0)
+    what = (f"{m} tests (Benjamini-Hochberg)" if settings.correction == "bh" else "no other tests")
+    if looks.looks:
+        what += f" and {len(looks.spending)} looks that can flag"
+    changed: dict[int, dict] = {}
+    for (c, metric, mc), q in zip(tested, adjusted):
+        new = replace(mc, p_adjusted=q)
+        if mc.flagged and not q < settings.alpha:
+            new = replace(new, verdict=stats.TOO_FEW,
+                          note=f"not enough runs for a verdict: p = {mc.p_value:.2g} on its own, {q:.2g} after "
+                               f"correcting for {what}, not below {settings.alpha:g}")
+        changed.setdefault(id(c), dict(c.metrics))[metric] = new
+    return [replace(c, metrics=changed[id(c)], verdict=_overall(changed[id(c)])) if id(c) in changed else c
+            for c in comparisons]
 
 
 def compare_docs(docs: list, names: list, settings: Settings | None = None, base: str | None = None,
@@ -331,7 +366,7 @@ def compare_docs(docs: list, names: list, settings: Settings | None = None, base
         sa, sb = (float(d["env"].get("scale", 1) or 1) for d in docs)
         head_scale = sb / sa if sa != sb else None
     mode, groups = plan_pairs(docs, names, base, head, head_scale)
-    looks = len((docs[-1]["env"].get("sequential") or {}).get("looks") or [1]) if len(docs) == 1 else 1
+    looks = multitest.Looks.from_env(docs[-1]["env"].get("sequential")) if len(docs) == 1 else multitest.Looks.fixed()
     out = []
     for base_name, head_name, bs, hs, ident in groups:
         bi, hi = _index(bs, getattr(ident, "base", ident)), _index(hs, ident)
@@ -339,6 +374,7 @@ def compare_docs(docs: list, names: list, settings: Settings | None = None, base
             # One run's sides ran interleaved, round by round (runner.run_group): paired.
             out.append(compare_bench(pid, base_name, head_name, bi.get(pid), hi.get(pid), settings,
                                      paired=mode in ("labels", "toolchains"), looks=looks))
+    out = correct(out, settings, looks)
     out.sort(key=lambda c: (SEVERITY[c.verdict], c.id, toolchain_order(c.head)))
     return Report(mode, list(names), settings, out, calibration, docs[-1].get("env"), head_scale)
 

@@ -41,7 +41,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchpipe import hyperfine, measures, schema, stats
+from benchpipe import hyperfine, measures, multitest, schema, stats
 from benchpipe.catalogue import BenchSpec, Preset, resolve_cpus
 from benchpipe.results import RESULTS_SCHEMA, format_params, key_id
 from benchpipe.toolchains import Built
@@ -218,46 +218,66 @@ class Sequential:
     """Sample until sure, for interleaved groups (A/B sides, toolchains).
 
     The rounds come in looks (e.g. 10, 20, 30 rounds). After each look but the last, a
-    group stops when every side's comparison with the first side is decided on the
-    timed window: flagged at the look's alpha, or its interval wholly inside the
+    group stops when every side's comparison with the first side is decided on every
+    metric (timed window, CPU time, memory): flagged at the level a flag must reach in
+    the report (alpha / (tests x spending looks): multitest, the Benjamini-Hochberg
+    level of a lone change among `tests` tests), or its interval wholly inside the
     no-change band (1 / (1 + threshold), 1 + threshold). Otherwise it goes on to the
-    next look, while each side's time budget allows. The false-alarm rate across the
-    looks is held by Bonferroni: every look, and `compare` afterwards, tests at
-    alpha / len(looks). The design is recorded in the results file (env.sequential)."""
+    next look, while each side's time budget allows. Alpha is split over the spending
+    looks only (multitest.spending_looks): a look too short to reach that level can
+    stop a group for "no change", never flag it. The design is recorded in the results
+    file (env.sequential) and `compare` corrects by it."""
 
     looks: tuple[int, ...]
     alpha: float
     threshold: float
+    memory_threshold: float = stats.DEFAULT_MEMORY_THRESHOLD
+    tests: int = 1
 
     @property
-    def alpha_per_look(self) -> float:
-        return self.alpha / len(self.looks)
+    def spending(self) -> tuple[int, ...]:
+        return multitest.spending_looks(self.looks, self.alpha, self.tests)
+
+    @property
+    def flag_level(self) -> float:
+        """The p-value a lone flag must stay under at a spending look."""
+        return self.alpha / (self.tests * max(1, len(self.spending)))
 
     def to_json(self) -> dict:
-        return {"looks": list(self.looks), "alpha": self.alpha, "threshold": self.threshold}
+        return {"looks": list(self.looks), "alpha": self.alpha, "threshold": self.threshold,
+                "tests": self.tests, "spending_looks": list(self.spending)}
 
     def decided(self, group: list[Job]) -> bool:
-        first = measures.window_s({"records": group[0].records})
+        from benchpipe import compare
+        first = group[0].to_json()
         for other in group[1:]:
-            xs = measures.window_s({"records": other.records})
-            if any(j.status == "failed" for j in (group[0], other)) or len(xs) != len(first):
+            if any(j.status == "failed" for j in (group[0], other)):
                 continue  # nothing more to learn from this pair
-            c = stats.compare_paired(first, xs, alpha=self.alpha_per_look, threshold=self.threshold)
-            band = (1 / (1 + self.threshold), 1 + self.threshold)
-            inside = c.ci_low is not None and c.ci_high is not None and band[0] < c.ci_low and c.ci_high < band[1]
-            if not (c.flagged or inside):
-                return False
+            second = other.to_json()
+            for metric in compare.METRICS:
+                xs, ys = compare.metric_samples(first, metric), compare.metric_samples(second, metric)
+                if not xs or len(xs) != len(ys):
+                    continue
+                t = self.memory_threshold if metric == "memory" else self.threshold
+                c = stats.compare_paired(xs, ys, alpha=self.alpha, threshold=t)
+                band = (1 / (1 + t), 1 + t)
+                inside = c.ci_low is not None and c.ci_high is not None and band[0] < c.ci_low and c.ci_high < band[1]
+                flagged = (c.n_base in self.spending and c.p_value is not None and c.p_value < self.flag_level
+                           and c.ratio is not None and not band[0] < c.ratio < band[1])
+                if not (flagged or inside):
+                    return False
         return True
 
 
 def sequential_design(runs: int, max_runs: int, alpha: float = stats.DEFAULT_ALPHA,
-                      threshold: float = stats.DEFAULT_THRESHOLD) -> Sequential | None:
-    """Looks at runs, 2 * runs, ... up to max_runs (None: a fixed number of rounds)."""
+                      threshold: float = stats.DEFAULT_THRESHOLD, tests: int = 1) -> Sequential | None:
+    """Looks at runs, 2 * runs, ... up to max_runs (None: a fixed number of rounds).
+    tests: how many tests the report will make (comparisons x metrics)."""
     if max_runs <= runs:
         return None
     looks = tuple(range(runs, max_runs + 1, runs))
     looks = looks if looks[-1] == max_runs else (*looks, max_runs)
-    return Sequential(looks, alpha, threshold)
+    return Sequential(looks, alpha, threshold, tests=max(1, tests))
 
 
 def run_group(group: list[Job], hf_path: str, preset: Preset, runs: int, timeout_s: float, env: dict,

@@ -38,6 +38,8 @@ threshold is free to be small; detection then depends on runs and noise. Simulat
 (calibration.py, `bench calibrate`) replaces the threshold by the smallest one at which
 this runner's own A/A comparisons stay under 1 % false alarms (never below 2 %).
 Peak memory is steadier than time, but allocators round up: 3 %.
+That is per test; a report makes hundreds, and multitest corrects across them (and
+across the looks of sampling until sure) before a flag is raised.
 
 Paired comparison (`compare_paired`): when base and head ran in adjacent pairs on one
 machine (an A/B run or two toolchains of one run: the runner alternates the sides round
@@ -94,6 +96,7 @@ class SampleComparison:
     note: str = ""
     paired: bool = False
     resolution: float | None = None   # the change (fraction) this comparison could see
+    p_adjusted: float | None = None   # after the corrections across looks and tests (multitest)
 
     @property
     def flagged(self) -> bool:

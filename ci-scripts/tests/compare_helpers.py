@@ -20,7 +20,7 @@ def key(scenario="cpu", variant="goroutines", build="go", toolchain="go1.26.8", 
     return k
 
 
-def bench(k: dict, wall=(1.0, 1.01, 0.99, 1.0, 1.02), rss=None, status="ok", reason=None, user=None) -> dict:
+def bench(k: dict, wall=(1.0, 1.01, 0.99, 1.0, 1.02) * 2, rss=None, status="ok", reason=None, user=None) -> dict:
     wall = list(wall)
     user = list(user) if user is not None else [0.1] * len(wall)
     rss = list(rss) if rss is not None else [10_000_000] * len(wall)

@@ -13,8 +13,10 @@ from benchpipe.report import compare_md
 from benchpipe.report.md import escape
 from compare_helpers import bench, doc, key
 
-SAME = (1.0, 1.01, 0.99, 1.0, 1.02)
-SLOW = (1.2, 1.21, 1.19, 1.2, 1.22)
+# 10 runs a side: 5+5 can reach p < 0.01 for one test, not after the correction across
+# the tests of a report (multitest).
+SAME = (1.0, 1.01, 0.99, 1.0, 1.02) * 2
+SLOW = (1.2, 1.21, 1.19, 1.2, 1.22) * 2
 
 
 def write(tmp_path, name, d):
@@ -58,7 +60,7 @@ def test_missing_on_the_base_side(tmp_path):
 
 def test_memory_regression_alone_flags_the_benchmark():
     k = key()
-    r = compare_docs([doc([bench(k, rss=[10_000_000] * 5)]), doc([bench(k, rss=[13_000_000] * 5)])], ["a", "b"])
+    r = compare_docs([doc([bench(k, rss=[10_000_000] * 10)]), doc([bench(k, rss=[13_000_000] * 10)])], ["a", "b"])
     c = r.comparisons[0]
     assert c.metrics["time"].verdict == stats.NO_CHANGE
     assert c.metrics["memory"].verdict == stats.REGRESSION
@@ -164,7 +166,7 @@ def test_markdown_report_order_marker_and_escaping():
         rows = block.strip().splitlines()
         assert len({r.count("|") for r in rows}) == 1, rows
     flagged_row = next(line for line in md.splitlines() if "regression" in line and line.startswith("|"))
-    assert "1.200" in flagged_row and "5+5" in flagged_row and "0.008" in flagged_row
+    assert "1.200" in flagged_row and "10+10" in flagged_row and "9.4e-04" in flagged_row  # p corrected
     assert "p < 0.01" in md and "not been calibrated" in md
 
 
@@ -205,7 +207,8 @@ def test_cli_outputs_and_fail_on_regression(tmp_path, capsys):
     assert out["schema"] == "gorust-bench.compare/1" and out["counts"]["regression"] == 1
     (bj,) = out["benchmarks"]
     assert bj["verdict"] == "regression" and bj["metrics"]["time"]["ratio"] == pytest.approx(1.2)
-    assert bj["metrics"]["time"]["n_base"] == 5 and 0 < bj["metrics"]["time"]["p_value"] < 0.01
+    assert bj["metrics"]["time"]["n_base"] == 10 and 0 < bj["metrics"]["time"]["p_value"] < 0.01
+    assert bj["metrics"]["time"]["p_value"] <= bj["metrics"]["time"]["p_adjusted"] < 0.01
     assert md.read_text().startswith(compare_md.MARKER)
     assert "regression" in capsys.readouterr().out
 

@@ -185,13 +185,16 @@ def test_paired_says_when_there_are_not_enough_pairs_and_what_it_could_see():
 
 def _job(windows, status="ok"):
     from types import SimpleNamespace
-    return SimpleNamespace(records=[{"elapsed_s": w} for w in windows], status=status)
+    bench = {"records": [{"elapsed_s": w} for w in windows],
+             "samples": {"wall_s": list(windows), "user_s": [], "sys_s": [], "peak_rss_bytes": []}}
+    return SimpleNamespace(records=bench["records"], status=status, to_json=lambda: bench)
 
 
 def test_sequential_design_stops_when_decided_and_goes_on_when_not():
     from benchpipe import runner
     seq = runner.sequential_design(10, 30)
-    assert seq.looks == (10, 20, 30) and seq.alpha_per_look == pytest.approx(stats.DEFAULT_ALPHA / 3)
+    assert seq.looks == (10, 20, 30) and seq.spending == (10, 20, 30)
+    assert seq.flag_level == pytest.approx(stats.DEFAULT_ALPHA / 3)
     assert runner.sequential_design(10, 10) is None
     assert runner.sequential_design(10, 25).looks == (10, 20, 25)
     rng = np.random.default_rng(5)
@@ -204,6 +207,23 @@ def test_sequential_design_stops_when_decided_and_goes_on_when_not():
     assert not seq.decided([_job(base), _job(unsure)])
     assert not seq.decided([_job(base), _job(same), _job(unsure)])     # every side must be decided
     assert seq.decided([_job(base), _job(unsure, status="failed")])    # nothing more to learn there
+    # Among a pull request's ~250 tests, 10 pairs (smallest p 0.002) cannot reach the
+    # corrected level: that look spends no alpha, so a clear change there goes on to 20
+    # pairs, while an unchanged comparison may still stop.
+    many = runner.sequential_design(10, 30, tests=250)
+    assert many.spending == (20, 30) and many.flag_level == pytest.approx(stats.DEFAULT_ALPHA / 500)
+    assert not many.decided([_job(base), _job(clear)])
+    assert many.decided([_job(base), _job(same)])
+    clear20 = list(1.0 * np.exp(rng.normal(0, 0.002, 20)))
+    assert many.decided([_job(clear20), _job([b * 1.10 for b in clear20])])
+
+
+def test_spending_looks():
+    from benchpipe.multitest import spending_looks
+    assert spending_looks((10, 20, 30), 0.01, 1) == (10, 20, 30)
+    assert spending_looks((10, 20, 30), 0.01, 250) == (20, 30)
+    assert spending_looks((5, 10), 0.01, 1) == (10,)           # 5 pairs: smallest p 0.0625
+    assert spending_looks((3, 6), 0.01, 1) == ()               # no look can ever flag
 
 
 def test_sequential_looks_keep_false_alarms_at_alpha():
@@ -218,8 +238,55 @@ def test_sequential_looks_keep_false_alarms_at_alpha():
         for n in seq.looks:
             if n == seq.looks[-1] or seq.decided([_job(b[:n]), _job(h[:n])]):
                 break
-        c = stats.compare_paired(b[:n], h[:n], alpha=seq.alpha_per_look, threshold=0.0)
+        c = stats.compare_paired(b[:n], h[:n], alpha=seq.flag_level, threshold=0.0)
         flagged += c.flagged
         pairs.append(n)
     assert flagged <= 0.01 * trials + 3, flagged   # alpha, give or take the binomial spread
     assert max(pairs) == 30                        # undecided comparisons did take more pairs
+
+
+def test_correction_across_tests_keeps_a_report_of_identical_code_unflagged():
+    """Reports of 60 A/A tests (20 pairs each, a 0.5 % machine drift): uncorrected, most
+    reports flag something; with Benjamini-Hochberg at q = alpha, at most about alpha of
+    them do (under the global null BH controls the chance of any flag)."""
+    from scipy import stats as sps
+
+    from benchpipe.multitest import adjust
+    rng = np.random.default_rng(17)
+    reports, any_raw, any_bh = 300, 0, 0
+    for _ in range(reports):
+        ps = []
+        for _ in range(60):
+            b, h = _drifted_ab(rng, 0.0, n=20, drift=0.005, cv=0.01)
+            ps.append(float(sps.wilcoxon(np.log(np.array(h) / np.array(b))).pvalue))
+        any_raw += min(ps) < 0.01
+        any_bh += min(adjust(ps, "bh")) < 0.01
+    assert any_raw > 0.3 * reports, any_raw
+    assert any_bh <= 0.01 * reports + 4, any_bh
+
+
+def test_a_real_change_among_many_unchanged_is_flagged_and_a_short_one_is_not_called_no_change():
+    from benchpipe import compare
+    from compare_helpers import bench, doc, key
+    rng = np.random.default_rng(3)
+
+    def report(n_pairs, spending):
+        base = [bench(key(label="base", tasks=t), wall=list(np.exp(rng.normal(0, 0.01, n_pairs))))
+                for t in range(1, 41)]
+        head = [bench(key(label="head", tasks=t),
+                      wall=[w * (1.10 if t == 7 else 1.0) * np.exp(rng.normal(0, 0.002)) for w in b["samples"]["wall_s"]])
+                for t, b in zip(range(1, 41), base)]
+        d = doc(base + head, labels={"base": "a" * 40, "head": "b" * 40})
+        d["env"]["sequential"] = {"looks": [10, 20, 30], "alpha": 0.01, "threshold": 0.02, "tests": 120,
+                                  "spending_looks": spending}
+        return {c.key["params"]["tasks"]: c for c in compare.compare_docs([d], ["ab.json"]).comparisons}
+
+    long = report(30, [20, 30])
+    assert long[7].verdict == stats.REGRESSION
+    assert long[7].metrics["time"].p_adjusted < 0.01
+    assert [t for t, c in long.items() if c.flagged] == [7]
+    # 10 pairs among 120 tests: significant on its own, not after the correction
+    short = report(10, [20, 30])
+    assert short[7].metrics["time"].p_value < 0.01
+    assert short[7].verdict == stats.TOO_FEW and "not enough runs" in short[7].metrics["time"].note
+    assert not any(c.flagged for c in short.values())

@@ -22,8 +22,8 @@ T0 = datetime(2026, 3, 1, 2, 0, tzinfo=timezone.utc)
 
 def _docs() -> tuple[dict, dict]:
     keys = synthetic.keys_for("smoke", scenarios=["cpu", "fanout", "sleep"])
-    base = synthetic.results_doc(keys, seed=1, timestamp=T0, commit="a" * 40, message="base")
-    head = synthetic.results_doc(keys, seed=2, timestamp=T0, commit="b" * 40, message="head",
+    base = synthetic.results_doc(keys, seed=1, timestamp=T0, commit="a" * 40, message="base", runs=10)
+    head = synthetic.results_doc(keys, seed=2, timestamp=T0, commit="b" * 40, message="head", runs=10,
                                  factor=lambda k: 1.1 if k["scenario"] == "cpu" else 1.0)
     return base, head
 

@@ -11,8 +11,9 @@ import sys
 import time
 from pathlib import Path
 
-from benchpipe import ROOT, calibration, catalogue, runner, stats, toolchains, tools
+from benchpipe import ROOT, calibration, catalogue, multitest, runner, stats, toolchains, tools
 from benchpipe.commands.catalogue import add_filter_arguments, select
+from benchpipe.compare import METRICS
 from benchpipe.errors import BenchError, UsageError
 from benchpipe.fsutil import atomic_write_json
 
@@ -31,6 +32,9 @@ def add_arguments(p):
     p.add_argument("--max-runs", type=int, default=0, metavar="N",
                    help="sample until sure up to N rounds, as `bench run` does for interleaved sides "
                         "(default: 3 x --runs; = --runs: fixed)")
+    p.add_argument("--tests", type=int, default=0, metavar="M",
+                   help="judge each comparison as one of M tests, as a pull request's report corrects across its "
+                        "tests (default: the preset's benchmarks x 3 metrics)")
     p.add_argument("--alpha", type=float, default=stats.DEFAULT_ALPHA, help=f"significance level (default: {stats.DEFAULT_ALPHA})")
     p.add_argument("--threshold", type=float, default=stats.DEFAULT_THRESHOLD,
                    help=f"practical threshold, relative (default: {stats.DEFAULT_THRESHOLD})")
@@ -60,7 +64,10 @@ def run(args) -> int:
         raise UsageError("--runs must be >= 3")
     if args.max_runs and args.max_runs < runs:
         raise UsageError("--max-runs must be at least --runs")
-    seq = runner.sequential_design(runs, args.max_runs or 3 * runs, args.alpha, args.threshold)
+    if args.tests < 0:
+        raise UsageError("--tests must be >= 1")
+    tests = args.tests or len(cat.benchmarks(args.preset)) * len(METRICS)
+    seq = runner.sequential_design(runs, args.max_runs or 3 * runs, args.alpha, args.threshold, tests=tests)
     specs = select(cat, args.preset, args)
     specs = [s for s in specs if s.scenario.name != "mysql" or os.environ.get("BENCH_MYSQL_DSN")]
     if args.per_scenario:
@@ -82,23 +89,25 @@ def run(args) -> int:
     hyperfine = tools.require("hyperfine")
 
     print(f"calibrating {len(specs)} families x {args.repeats} repeats x {runs} runs x 3 sides "
-          f"(A, A, A scaled by {args.factor}), measured as `bench run` measures an A/B run", file=sys.stderr)
+          f"(A, A, A scaled by {args.factor}), measured as `bench run` measures an A/B run and judged as one of "
+          f"{tests} tests", file=sys.stderr)
     families = []
     work = runner.new_workroot()
     try:
         for i, spec in enumerate(specs, 1):
             families.append(_calibrate_family(spec, programs[spec.build.name], hyperfine, runs, args, preset,
-                                              work / f"{i:03d}", f"[{i}/{len(specs)}]", seq))
+                                              work / f"{i:03d}", f"[{i}/{len(specs)}]", seq, tests))
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    doc = calibration.document(args.preset, runs, args.repeats, args.factor, args.alpha, args.threshold, families)
+    doc = calibration.document(args.preset, runs, args.repeats, args.factor, args.alpha, args.threshold, families,
+                               tests)
     atomic_write_json(Path(args.out), doc)
     _print(doc)
     print(f"wrote {args.out}")
     return 0
 
 
-def _calibrate_family(spec, built, hyperfine, runs, args, preset, work: Path, tag, seq) -> dict:
+def _calibrate_family(spec, built, hyperfine, runs, args, preset, work: Path, tag, seq, tests: int) -> dict:
     """The family's three sides as jobs of `bench run` (A, A', B labelled a, a2, b), run
     as one interleaved group per repeat, and judged as `bench compare` judges."""
     scaled = calibration.scale_spec(spec, args.factor)
@@ -118,8 +127,8 @@ def _calibrate_family(spec, built, hyperfine, runs, args, preset, work: Path, ta
         rounds.append(tuple(j.to_json() for j in jobs))
         if sys.stderr.isatty() or (r + 1) % 10 == 0 or r + 1 == args.repeats:
             print(f"{tag} {name}: {r + 1}/{args.repeats} repeats ({time.monotonic() - t0:.0f} s)", file=sys.stderr)
-    return calibration.family_result(spec, eff, rounds, args.alpha, args.threshold,
-                                     looks=len(seq.looks) if seq else 1)
+    looks = multitest.Looks.from_env(seq.to_json() if seq else None)
+    return calibration.family_result(spec, eff, rounds, args.alpha, args.threshold, looks=looks, tests=tests)
 
 
 def _print(doc: dict) -> None:
@@ -127,8 +136,8 @@ def _print(doc: dict) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    t = Table(title=f"calibration: A/A and A vs A x{doc['factor']} ({doc['runs']} runs a side, alpha {doc['alpha']}, "
-                    f"threshold {doc['threshold']:.1%}; timed window, paired)")
+    t = Table(title=f"calibration: A/A and A vs A x{doc['factor']} ({doc['runs']} runs a side, alpha {doc['alpha']} "
+                    f"across {doc.get('tests', 1)} tests, threshold {doc['threshold']:.1%}; timed window, paired)")
     for col in ("family", "size x", "median window", "robust CV", "pairs", "could see", "false alarms", "detected",
                 "cpu: false alarms", "cpu: detected", "memory: false alarms"):
         t.add_column(col, justify="left" if col == "family" else "right", overflow="fold")

@@ -9,7 +9,7 @@ import json
 import os
 from pathlib import Path
 
-from benchpipe import calibration, results, schema, stats
+from benchpipe import calibration, multitest, results, schema, stats
 from benchpipe.compare import METRICS, Settings, compare_docs, has_pairs
 from benchpipe.errors import UsageError
 from benchpipe.fsutil import atomic_write_text
@@ -28,6 +28,9 @@ def add_arguments(p):
                    help=f"practical threshold for wall and CPU time, relative, e.g. 0.03 (default: calibration's, else {stats.DEFAULT_THRESHOLD})")
     p.add_argument("--memory-threshold", type=float,
                    help=f"practical threshold for peak memory (default: {stats.DEFAULT_MEMORY_THRESHOLD})")
+    p.add_argument("--correction", choices=sorted(multitest.CORRECTIONS), default="bh",
+                   help="across the report's metrics and benchmarks: bh, Benjamini-Hochberg (a false discovery rate "
+                        "of alpha: identical code is flagged in at most alpha of reports; default), or none")
     p.add_argument("--calibration", help=f"calibration.json of this runner (default: ./{calibration.DEFAULT_PATH} if present; "
                                          "'none' to ignore)")
     p.add_argument("--scaled", type=float, metavar="F",
@@ -63,7 +66,8 @@ def settings_from(args, cal: dict | None) -> Settings:
         raise UsageError("--alpha must be between 0 and 1")
     if threshold < 0 or mem < 0:
         raise UsageError("thresholds must be >= 0")
-    return Settings(alpha=float(alpha), threshold=float(threshold), memory_threshold=float(mem))
+    return Settings(alpha=float(alpha), threshold=float(threshold), memory_threshold=float(mem),
+                    correction=getattr(args, "correction", "bh"))
 
 
 def run(args) -> int:
@@ -99,7 +103,7 @@ def _print(report) -> None:
              stats.TOO_FEW: "dim"}
     sides = sorted({(c.base, c.head) for c in report.comparisons})
     t = Table(title=f"compare ({report.mode}{': ' + sides[0][1] + ' against ' + sides[0][0] if len(sides) == 1 else ''}):"
-                    f" flagged when p < {report.settings.alpha:g} and beyond "
+                    f" flagged when p < {report.settings.alpha:g} (corrected: {report.settings.correction}) and beyond "
                     f"{report.settings.threshold:.1%} (time) / {report.settings.memory_threshold:.1%} (memory)")
     t.add_column("benchmark", overflow="fold")
     if len(sides) > 1:
@@ -114,7 +118,7 @@ def _print(report) -> None:
             sc = c.metrics.get(m)
             row.append(Text(f"{compare_md.fmt_ratio(sc.ratio)} [{compare_md.fmt_ci(sc)}]" if sc else "-",
                             style=style.get(sc.verdict, "") if sc else ""))
-            row.append(Text(compare_md.fmt_p(sc.p_value) if sc else "-"))
+            row.append(Text(compare_md.fmt_p(compare_md.judged_p(sc)) if sc else "-"))
         row.append(Text(c.verdict + (f": {c.note}" if c.note else ""), style=style.get(c.verdict, "")))
         t.add_row(*row)
     con = Console()

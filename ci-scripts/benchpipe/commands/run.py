@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from benchpipe import ROOT, calibration, catalogue, envinfo, fsutil, hyperfine, mysqlserver, results, runner, toolchains, tools
+from benchpipe import ROOT, calibration, catalogue, compare, envinfo, fsutil, hyperfine, mysqlserver, results, runner, toolchains, tools
 from benchpipe.commands.catalogue import add_filter_arguments, select
 from benchpipe.errors import BenchError, UsageError
 from benchpipe.export import benchmark_action as action
@@ -140,8 +140,10 @@ def _run(args, cat, preset, specs, out: Path) -> int:
                   "its benchmarks are not run", file=sys.stderr)
         # CI cancelling the job (SIGTERM) unwinds like Ctrl-C: hyperfine's process
         # group is killed and a throwaway MySQL server stopped on the way out.
-        seq = runner.sequential_design(runs, args.max_runs or 3 * runs)
-        interleaved = any(len(g) > 1 for g in runner.groups(jobs))
+        # The report will test every metric of every side against its group's first.
+        tests = sum(len(g) - 1 for g in runner.groups(jobs)) * len(compare.METRICS)
+        seq = runner.sequential_design(runs, args.max_runs or 3 * runs, tests=tests)
+        interleaved = tests > 0
         with mysqlserver.sigterm_as_interrupt():
             code = _run_jobs(jobs, preset, runs, timeout_s, hf_path, seq)
     finally:

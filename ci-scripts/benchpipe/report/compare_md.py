@@ -79,7 +79,7 @@ def render(report: Report) -> str:
                     continue
                 rows.append([f"{ICON[m.verdict]} {m.verdict}", _bench_cell(c, show_sides), metric,
                              fmt_value(m.median_base, metric), fmt_value(m.median_head, metric),
-                             f"**{fmt_ratio(m.ratio)}**", fmt_ci(m), fmt_p(m.p_value), f"{m.n_base}+{m.n_head}"])
+                             f"**{fmt_ratio(m.ratio)}**", fmt_ci(m), fmt_p(judged_p(m)), f"{m.n_base}+{m.n_head}"])
         out += [table(["verdict", "benchmark", "metric", "base median", "head median", "ratio", "95 % CI", "p", "runs"],
                       rows, ["l", "l", "l", "r", "r", "r", "r", "r", "r"]), ""]
 
@@ -97,7 +97,7 @@ def render(report: Report) -> str:
             row = [_bench_cell(c, show_sides)]
             for metric in METRICS:
                 m = c.metrics.get(metric)
-                row += [fmt_ratio(m.ratio) if m else "–", fmt_p(m.p_value) if m else "–"]
+                row += [fmt_ratio(m.ratio) if m else "–", fmt_p(judged_p(m)) if m else "–"]
             notes = "; ".join(escape(m.note) for m in c.metrics.values() if m.note)
             t = c.metrics.get("time")
             row += [f"±{_pct(t.resolution)}" if t and t.resolution is not None else "–",
@@ -113,24 +113,38 @@ def render(report: Report) -> str:
         f"they ran in adjacent pairs (base, head, then head, base, ...), and the test is on the pairs: *ratio* "
         f"is the geometric mean of the within-pair ratios head / base (above 1: head is slower or uses more "
         f"memory), with a {s.confidence:.0%} bootstrap interval, and *p* is the two-sided Wilcoxon signed-rank "
-        f"test on them, which cancels the machine's drift (8 pairs are needed for p < 0.01). Sides from two "
+        f"test on them, which cancels the machine's drift. Sides from two "
         f"runs are compared unpaired: ratio of medians, Mann-Whitney U. An interleaved run samples until sure: "
         f"after its first runs it adds rounds (looks at, e.g., 10, 20 and 30 pairs) while a comparison is still "
-        f"undecided, and every look and this report then test at p < {s.alpha:g} divided by the number of looks. "
-        f"Each metric of each benchmark is tested on its own, with no correction across them. *Could see*: the smallest change in the timed window "
+        f"undecided. {_correction_sentence(s)} *Could see*: the smallest change in the timed window "
         f"that comparison could tell from noise (the threshold, or its interval's reach when wider). "
-        f"A benchmark is **flagged** only when p < {s.alpha:g} **and** the ratio is beyond the practical "
-        f"threshold: ±{_pct(s.threshold)} for the program's own timed window (*time*: setup and start-up "
+        f"A benchmark is **flagged** only when that corrected p < {s.alpha:g} **and** the ratio is beyond the "
+        f"practical threshold: ±{_pct(s.threshold)} for the program's own timed window (*time*: setup and start-up "
         f"excluded) and the CPU time inside it (*cpu*, user + system, which other processes on a shared runner "
         f"disturb much less than wall time), ±{_pct(s.memory_threshold)} "
         f"for peak memory. "
-        f"A smaller difference, or one the runs cannot tell from noise, is reported as no change; with "
-        f"fewer than {stats.MIN_SAMPLES} runs a side (or too few to ever reach p < {s.alpha:g}: 5+5 at 0.01) "
-        f"there is no verdict.")
+        f"A smaller difference, or one the runs cannot tell from noise, is reported as no change. A difference "
+        f"significant on its own but not after the correction, or runs too few to ever reach it (fewer than "
+        f"{stats.MIN_SAMPLES} a side, 5+5 unpaired, 7 pairs), is *too few samples*: not enough runs for a verdict.")
     out.append("")
     out.append(calibration_sentence(report.calibration))
     out.append("")
     return "\n".join(out)
+
+
+def judged_p(m) -> float | None:
+    """The p-value a verdict was judged by: corrected across looks and tests."""
+    return m.p_adjusted if m.p_adjusted is not None else m.p_value
+
+
+def _correction_sentence(s) -> str:
+    if s.correction == "none":
+        return ("*p* is multiplied by the number of looks that can flag, and not corrected across the metrics "
+                "and benchmarks of this report (`--correction none`): with many tests, expect false alarms.")
+    return (f"*p* is corrected twice, so that identical code is flagged in at most {s.alpha:.0%} of reports: "
+            f"multiplied by the number of looks that can flag, then across every metric and benchmark of this "
+            f"report by the Benjamini-Hochberg procedure (a false discovery rate of {s.alpha:.0%}; the raw p is in "
+            f"the JSON report).")
 
 
 def calibration_sentence(cal: dict | None) -> str:
