@@ -94,7 +94,7 @@ def test_summary_markdown(smoke_run):
         assert f"### {scenario}" in md
     assert "window / Go" in md and "0 failed" in md
     # every Rust ratio names the Go variant the catalogue pairs it with
-    assert "&#40;channels&#41;" in md and "&#40;goroutines&#41;" in md
+    assert "(channels)" in md and "(goroutines)" in md
     assert "results.json" in res.stdout
     # `bench summary` renders the same file again.
     again = run_bench("summary", out / "results.json", "--markdown", out / "again.md")

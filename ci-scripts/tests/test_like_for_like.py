@@ -97,7 +97,7 @@ def test_summary_pairs_fanout_threads_with_go_channels():
     assert threads.time_ratio == pytest.approx(0.040 / 0.080, rel=0.01)   # not 0.040 / 0.003
     assert rows[("batched", "rust-system")].pair == "batched"
     md = summary.markdown_text(_fanout_doc())
-    assert "0.50× &#40;channels&#41;" in md and "13.33×" not in md
+    assert "0.50× (channels)" in md and "13.33×" not in md
 
 
 def test_summary_shows_the_window_cpu_wall_and_scenario_figures():

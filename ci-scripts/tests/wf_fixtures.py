@@ -24,9 +24,10 @@ def _record(spec, toolchain: str, wall: float, rss: int, os_name: str) -> dict:
 
 
 def results_doc(os_name="linux", scenarios=("cpu",), preset="smoke", ab=False, commit="a" * 40,
-                timestamp="2026-11-20T10:00:00Z", seed=1, slowdown=1.0, runner="runner-1") -> dict:
+                timestamp="2026-11-20T10:00:00Z", seed=1, slowdown=1.0, runner="runner-1", runs=10) -> dict:
     """A valid results document; with ab=True, every benchmark twice (base and head,
-    head `slowdown` times slower)."""
+    head `slowdown` times slower). 10 runs: enough for a flag after compare's correction
+    across tests, which 5+5 runs cannot reach."""
     rnd = random.Random(seed)
     cat = catalogue.load()
     benches = []
@@ -35,8 +36,8 @@ def results_doc(os_name="linux", scenarios=("cpu",), preset="smoke", ab=False, c
         tc = TOOLCHAINS[spec.build.lang]
         for label in labels:
             factor = slowdown if label == "head" else 1.0
-            walls = [round(0.1 * factor * (1 + rnd.uniform(-0.02, 0.02)), 6) for _ in range(5)]
-            rss = [20_000_000 + rnd.randrange(100_000) for _ in range(5)]
+            walls = [round(0.1 * factor * (1 + rnd.uniform(-0.02, 0.02)), 6) for _ in range(runs)]
+            rss = [20_000_000 + rnd.randrange(100_000) for _ in range(runs)]
             key = {"scenario": spec.scenario.name, "variant": spec.variant, "lang": spec.build.lang,
                    "build": spec.build.name, "toolchain": tc, "params": dict(spec.params)}
             if label:

@@ -156,7 +156,7 @@ def body(results_dir: Path, run: dict) -> str:
     for path, doc in docs:
         env = doc["env"]
         title = f"{env['os']}/{env['arch']}, {', '.join(sorted(env['toolchains']))}, {env['cores']} cores"
-        parts += [f"<details open><summary><b>{md.escape(title)}</b></summary>", "", _compare_markdown(path).strip(), "",
+        parts += [f"<details open><summary><b>{md.escape_html(title)}</b></summary>", "", _compare_markdown(path).strip(), "",
                   "</details>", ""]
     parts.append("<sub>Updated on every push to the pull request. A change is flagged only when it is both "
                  "statistically significant and larger than the practical threshold.</sub>")

@@ -3,20 +3,52 @@ escaping of every string that comes from input, and tables."""
 
 from __future__ import annotations
 
+import html
 import re
 
-# Characters that Markdown or HTML would interpret, as numeric entities. An entity is
-# never a table separator, never code, never a tag, and never a mention (@). "-" and
-# "." stay: they only act at the start of a line, and escaped text is always inline.
-_ENTITIES = {c: f"&#{ord(c)};" for c in "\\`*_{}[]()#+!|~<>\"'@:$^"}
-_ENTITIES["&"] = "&amp;"
+# Escape for where the text goes, so that it renders as itself on GitHub and still reads
+# as itself when the Markdown file is read raw (summary.md, a job summary's source):
+# - Markdown inline text (`escape`): a backslash before the ASCII punctuation that could
+#   act inline: emphasis, code, links, images, tables, strike-through, HTML, math ($),
+#   autolinks (`://`, `www.`). Underscores inside a word stay (x86_64, max_sleep_ms): GFM
+#   never reads them as emphasis. "#", "-", "+", "." and digits act only at the start of
+#   a line, and escaped text is always inline.
+# - An HTML block (`escape_html`: e.g. a <summary> line), where Markdown is not parsed
+#   and a backslash would show: HTML entities.
+# In both, "@name" gets a zero-width space after the "@" (what Dependabot does): GitHub
+# links mentions in the rendered text, after entities and escapes are undone.
+_MD_PUNCT = set("\\`*[]<>|~$&")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
+_MENTION = re.compile(r"@(?=[A-Za-z0-9_-])")
+ZWSP = "\u200b"
+
+
+def _clean(text) -> str:
+    return _MENTION.sub("@" + ZWSP, _CONTROL.sub(" ", str(text)))
 
 
 def escape(text) -> str:
-    """Any value as inert text for Markdown and HTML, on one line."""
-    s = _CONTROL.sub(" ", str(text))
-    return "".join(_ENTITIES.get(c, c) for c in s)
+    """Any value as inert Markdown inline text on one line (a paragraph or table cell)."""
+    s = _clean(text)
+    out = []
+    for i, c in enumerate(s):
+        prev, nxt = s[i - 1] if i else "", s[i + 1] if i + 1 < len(s) else ""
+        if c in _MD_PUNCT:
+            out.append("\\" + c)
+        elif c == "_" and not (prev.isalnum() and nxt.isalnum()):
+            out.append("\\_")
+        elif c == ":" and s.startswith("//", i + 1):
+            out.append("\\:")
+        elif c == "." and s[max(0, i - 3):i].lower() == "www":
+            out.append("\\.")
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+def escape_html(text) -> str:
+    """Any value as inert text inside an HTML block of a Markdown document."""
+    return html.escape(_clean(text), quote=True)
 
 
 def code(text) -> str:
