@@ -3,7 +3,9 @@ scripts are generated, then run in a few gnuplot processes (many charts per proc
 one process per core), SVG for the pages and PNG for the overview thumbnails.
 
 Kinds of chart (all named under charts/<scenario>/):
-  size-<os>-<time|memory>.svg   Go against Rust per variant, against the size, log-log
+  bars-<os>-<size>.svg          Go against Rust at one size: a bar per benchmark, panels for the
+                                timed window, p99 task latency and peak memory (PNG: thumbnail)
+  size-<os>-<time|memory>.svg   the same against the size, log-log (two sizes or more)
   trend-<os>-<family>.svg       one benchmark over commits, a line per channel: median, 95% CI
                                 band, change points, and a grey mark where a channel moved
                                 to a new compiler release
@@ -84,7 +86,10 @@ def _mib(x: float) -> float:
 
 # --------------------------------------------------------------------------- chart definitions
 
-def size_charts(model: trends.Model, cat, datadir: Path, png_os: str | None = None) -> list[Chart]:
+def size_charts(model: trends.Model, cat, datadir: Path) -> list[Chart]:
+    """Per scenario and OS, where the latest runs measured two sizes or more: each
+    benchmark's timed window and peak memory against the size (log-log). With one size
+    the bar charts say it all."""
     charts = []
     by_so: dict[tuple[str, str], list[dict]] = {}
     for (os_, _kid), e in model.latest.items():
@@ -94,6 +99,8 @@ def size_charts(model: trends.Model, cat, datadir: Path, png_os: str | None = No
     for (sc, os_), ents in sorted(by_so.items()):
         size_param = cat.scenarios[sc].size if sc in cat.scenarios else "tasks"
         title = cat.scenarios[sc].title if sc in cat.scenarios else sc
+        if len({str(e["key"]["params"].get(size_param)) for e in ents}) < 2:
+            continue
         lines: dict[tuple, list[dict]] = {}
         vary = trends.varying_params([e["key"] for e in ents], size_param)
         for e in ents:
@@ -134,9 +141,130 @@ def size_charts(model: trends.Model, cat, datadir: Path, png_os: str | None = No
                 "set offsets graph 0.05, graph 0.05, 0, 0",
                 "plot " + ", \\\n     ".join(plots),
             ])
-            charts.append(Chart(f"{sc}/size-{os_}-{metric}", script, png=(os_ == png_os), width=860,
+            charts.append(Chart(f"{sc}/size-{os_}-{metric}", script, width=860,
                                 height=430 + 17 * ((len(lines) + 2) // 3)))
     return charts
+
+
+def _time_unit(seconds: float) -> tuple[float, str]:
+    """A scale and unit that keep the largest time readable (µs, ms or s)."""
+    if seconds < 1e-3:
+        return 1e6, "µs"
+    if seconds < 1.0:
+        return 1e3, "ms"
+    return 1.0, "s"
+
+
+def _bar_rows(ents: list[dict], scenario, size_param: str) -> list[tuple[int, str, dict]]:
+    """(group, label, entry) in reading order: each Go variant, then the Rust variants the
+    catalogue pairs with it (Rust (system), then mimalloc), per other-parameter value."""
+    vary = trends.varying_params([e["key"] for e in ents], size_param)
+    go_vs = {e["key"]["variant"] for e in ents if e["key"]["lang"] == "go"}
+    rust_vs = {e["key"]["variant"] for e in ents if e["key"]["lang"] != "go"}
+    group_of: dict[tuple[str, str], int] = {}
+    for gv, rv in trends.pair_variants(scenario, go_vs, rust_vs):
+        g = group_of.setdefault(("go", gv), len({v for v in group_of.values()}))
+        if rv is not None:
+            group_of.setdefault(("rust", rv), g)
+    builds = list(_builds())
+    rows = []
+    for e in ents:
+        k = e["key"]
+        lang = "go" if k["lang"] == "go" else "rust"
+        other = trends.other_params(k, size_param, vary)
+        group = group_of.get((lang, k["variant"]), len(group_of) + sorted(rust_vs | go_vs).index(k["variant"]))
+        bld = _builds().get(k["build"])
+        label = f"{bld.label if bld else k['build']} {k['variant']}" + (f" {other}" if other else "")
+        order = (other, group, builds.index(k["build"]) if k["build"] in builds else len(builds), k["variant"])
+        rows.append((order, label, e))
+    rows.sort(key=lambda r: r[0])
+    return [((order[0], order[1]), label, e) for order, label, e in rows]
+
+
+def bar_charts(model: trends.Model, cat, datadir: Path, png_os: str | None = None) -> list[Chart]:
+    """Per scenario, OS and size: Go against Rust at a glance. One horizontal bar per
+    benchmark (the headline toolchains' latest entries), in three panels: the timed
+    window and peak memory (median, 95% CI whiskers) and, where tasks exist, the p99
+    sojourn latency. A PNG of the largest size on png_os is the overview's thumbnail."""
+    charts = []
+    by_sos: dict[tuple[str, str], dict] = {}
+    for (os_, _kid), e in model.latest.items():
+        k = e["key"]
+        if k["toolchain"] != model.headline.get((os_, k["lang"])):
+            continue
+        sc = cat.scenarios.get(k["scenario"])
+        size_param = sc.size if sc else "tasks"
+        if size_param in k["params"]:
+            by_sos.setdefault((k["scenario"], os_), {}).setdefault(k["params"][size_param], []).append(e)
+    for (sc_name, os_), by_size in sorted(by_sos.items()):
+        sc = cat.scenarios.get(sc_name)
+        size_param = sc.size if sc else "tasks"
+        title = sc.title if sc else sc_name
+        sizes = sorted(by_size, key=lambda v: (isinstance(v, str), v))
+        for size in sizes:
+            rows = _bar_rows(by_size[size], sc, size_param)
+            name = f"{sc_name}/bars-{os_}-{trends.slug(str(size))}"
+            charts.append(_bar_chart(name, rows, datadir, f"{title}, {size_param} = {size} on {os_}",
+                                     png=(os_ == png_os and size == sizes[-1])))
+    return charts
+
+
+def _bar_chart(name: str, rows: list, datadir: Path, title: str, png: bool) -> Chart:
+    ys, y, last = [], 0.0, None
+    for group, _label, _e in rows:
+        if last is not None and group != last:
+            y += 0.5  # a gap between a Go variant's group and the next
+        ys.append(y)
+        y, last = y + 1, group
+    win = [primary_time(e) for _, _, e in rows]
+    mem = [e["memory_bytes"] for _, _, e in rows]
+    p99 = [(e.get("latency_us") or {}).get("p99") for _, _, e in rows]
+    scale, unit = _time_unit(max(w["ci_high"] for w in win))
+    panels = [("timed window", unit, [(w["median"] * scale, w["ci_low"] * scale, w["ci_high"] * scale) for w in win])]
+    if any(p is not None for p in p99):
+        pscale, punit = _time_unit(max(p for p in p99 if p is not None) / 1e6)
+        panels.append(("p99 task latency", punit,
+                       [(p / 1e6 * pscale,) * 3 if p is not None else None for p in p99]))
+    panels.append(("peak memory", "MiB", [(_mib(m["median"]), _mib(m["ci_low"]), _mib(m["ci_high"])) for m in mem]))
+    colours = [int(build_colour(e["key"]["build"])[1:], 16) for _, _, e in rows]
+    fname = datadir / f"{name.replace('/', '_')}.dat"
+    blocks = []
+    for _what, _unit, vals in panels:
+        blocks.append("\n".join(f"{yy:g} {v[0]:.6g} {v[1]:.6g} {v[2]:.6g} {c}"
+                                 for yy, v, c in zip(ys, vals, colours) if v is not None) or "0 0 0 0 0")
+    fname.write_text("\n\n\n".join(blocks) + "\n", encoding="utf-8")
+
+    width = 900
+    height = max(240, 130 + 24 * len(rows) + int(12 * (ys[-1] + 1 - len(rows))))
+    longest = max(len(label) for _, label, _ in rows)
+    left = min(0.45, (longest * 7.6 + 20) / width)
+    gap = 0.03
+    pw = (0.985 - left - gap * (len(panels) - 1)) / len(panels)
+    top, bottom = 1 - 62 / height, 62 / height
+    f = gq(str(fname))
+    lines = [
+        f"set multiplot title {gq(title)} noenhanced",
+        f"set label 1 {gq('median of the runs, whiskers: 95% CI; timed window: the scenario clock (setup and start-up excluded); latency: task sojourn p99')} "
+        f"at screen 0.5, screen {1 - 40 / height:.4f} center font ',9' tc rgb '{GREY}' noenhanced",
+        f"set yrange [{ys[-1] + 0.7:g}:-0.7]", "set style fill solid 0.85 noborder",
+        "set grid xtics lc rgb '#dddddd'", "set xtics nomirror font ',9'", "set ytics nomirror scale 0",
+        f"set tmargin at screen {top:.4f}", f"set bmargin at screen {bottom:.4f}", "set key off",
+        "set ytics (" + ", ".join(f"{gq(label)} {yy:g}" for yy, (_, label, _) in zip(ys, rows)) + ")",
+    ]
+    for i, (what, unit_, vals) in enumerate(panels):
+        hi = max((v[2] for v in vals if v is not None), default=1.0) or 1.0
+        x0 = left + i * (pw + gap)
+        lines += [
+            f"set lmargin at screen {x0:.4f}", f"set rmargin at screen {x0 + pw:.4f}",
+            f"set xrange [0:{hi * 1.32:.6g}]", f"set xlabel {gq(f'{what} ({unit_})')} noenhanced",
+            f"plot {f} index {i} using ($2/2):1:(0):2:($1-0.38):($1+0.38):5 with boxxyerror lc rgb variable, \\",
+            f"     {f} index {i} using 2:1:3:4 with xerrorbars lc rgb '#333333' pt -1 lw 1, \\",
+            f"     {f} index {i} using 4:1:(sprintf(' %.3g', $2)) with labels left font ',8' tc rgb '#333333'",
+        ]
+        if i == 0:
+            lines += ["set ytics format ''", "set ytics (" + ", ".join(f"'' {yy:g}" for yy in ys) + ")", "unset label 1"]
+    lines.append("unset multiplot")
+    return Chart(name, "\n".join(lines), png=png, width=width, height=height)
 
 
 def _date_format(dates) -> str:
@@ -364,13 +492,14 @@ def make_all(model: trends.Model, cat, outdir: Path, jobs: int | None = None, pn
     work = Path(keep_sources) if keep_sources else Path(tempfile.mkdtemp(prefix="bench-charts-"))
     work.mkdir(parents=True, exist_ok=True)
     try:
-        sizes = size_charts(model, cat, work, png_os)
+        bars = bar_charts(model, cat, work, png_os)
+        sizes = size_charts(model, cat, work)
         trend = trend_charts(model, work)
         tcs = toolchain_charts(model, cat, work)
         vers = version_charts(model, work)
-        render(sizes + trend + tcs + vers, outdir, work, jobs)
+        render(bars + sizes + trend + tcs + vers, outdir, work, jobs)
     finally:
         if not keep_sources:
             shutil.rmtree(work, ignore_errors=True)
-    return {"size": [c.name for c in sizes], "trend": [c.name for c in trend], "toolchains": [c.name for c in tcs],
+    return {"bars": [c.name for c in bars], "size": [c.name for c in sizes], "trend": [c.name for c in trend], "toolchains": [c.name for c in tcs],
             "versions": [c.name for c in vers]}

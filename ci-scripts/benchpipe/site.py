@@ -12,6 +12,7 @@ compilers.html (newer compiler against older, same runner), about.html, assets/,
 from __future__ import annotations
 
 import json
+import math
 import shutil
 import time
 from dataclasses import dataclass, field
@@ -115,11 +116,37 @@ def overview(model: trends.Model, cat) -> list[dict]:
                                  "diff_time": ratio(rs, go, "time"), "diff_mem": ratio(rs, go, "memory_bytes"),
                                  "diff_time_mi": ratio(rm, go, "time"), "diff_mem_mi": ratio(rm, go, "memory_bytes")})
             commits = sorted({(e["date"], e["commit"]) for e in latest.values()}, reverse=True)
-            tables.append({"os": os_, "rows": rows, "go_tc": model.headline.get((os_, "go")),
+            tables.append({"os": os_, "rows": rows, "glance": glance(rows), "go_tc": model.headline.get((os_, "go")),
                            "rust_tc": model.headline.get((os_, "rust")),
                            "date": commits[0][0] if commits else "", "commit": commits[0][1] if commits else ""})
         out.append({"name": sc_name, "title": sc.title if sc else sc_name, "size_param": size_param,
                     "tables": tables, "oses": sorted(info["oses"])})
+    return out
+
+
+def _apart(a: dict, b: dict) -> bool:
+    """The two 95% intervals of the median do not overlap: the difference is clear."""
+    return a["ci_high"] < b["ci_low"] or b["ci_high"] < a["ci_low"]
+
+
+def glance(rows: list[dict]) -> list[dict]:
+    """The overview's first answer, per Rust build: over the paired rows, the geometric
+    mean of Rust's time and memory relative to Go's, the lowest and highest ratio, and in
+    how many rows the two 95% intervals are apart (the difference is clear)."""
+    out = []
+    for build, side in (("rust-system", "rs"), ("rust-mimalloc", "rm")):
+        item = {"build": build}
+        for metric, pick in (("time", primary_time), ("memory", lambda e: e["memory_bytes"])):
+            rs = [(pick(r[side]), pick(r["go"])) for r in rows if r.get(side) and r.get("go")]
+            rs = [(a, b) for a, b in rs if a["median"] > 0 and b["median"] > 0]
+            if not rs:
+                continue
+            ratios = [a["median"] / b["median"] for a, b in rs]
+            item[metric] = {"geomean": math.exp(sum(math.log(x) for x in ratios) / len(ratios)),
+                            "low": min(ratios), "high": max(ratios), "n": len(ratios),
+                            "apart": sum(_apart(a, b) for a, b in rs)}
+        if len(item) > 1:
+            out.append(item)
     return out
 
 
@@ -215,7 +242,9 @@ def _render(out, history_dir, rep, t0, detect, jobs, cp_options, site_url, repo_
     env = _env()
     generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     scen_overview = overview(model, cat)
-    chart_set = set(rep.charts["size"]) | set(rep.charts["toolchains"])
+    chart_set = set(rep.charts["bars"]) | set(rep.charts["size"]) | set(rep.charts["toolchains"])
+    # the overview's thumbnail per scenario: its bar chart drawn as PNG too (charts.bar_charts)
+    thumbs = {name.split("/")[0]: name for name in rep.charts["bars"] if (out / "charts" / f"{name}.png").exists()}
     nav = [{"name": s["name"], "title": s["title"]} for s in scen_overview]
     common = {"generated": generated, "site_url": site_url.rstrip("/"), "repo_url": repo_url.rstrip("/"),
               "nav": nav, "runs": len(hist.runs), "latest_run": max(hist.runs.values(), key=lambda r: r["date"], default=None)}
@@ -225,8 +254,8 @@ def _render(out, history_dir, rep, t0, detect, jobs, cp_options, site_url, repo_
     tmp_data.mkdir(parents=True)
     pages = {}
     pages["index.html"] = env.get_template("index.html.j2").render(
-        page="index", scenarios=scen_overview, charts=chart_set, png_os=png_os,
-        png_exists=lambda name: (out / "charts" / f"{name}.png").exists(), **common)
+        page="index", scenarios=scen_overview, charts=chart_set, png_os=png_os, thumbs=thumbs, builds=cat.builds,
+        **common)
     for s in scen_overview:
         data = scenario_data(model, s["name"], s["size_param"])
         atomic_write_text(tmp_data / f"{s['name']}.js",
@@ -240,6 +269,7 @@ def _render(out, history_dir, rep, t0, detect, jobs, cp_options, site_url, repo_
             toolchains=sorted({t for v in info["toolchains"].values() for t in v}, key=trends.version_tuple, reverse=True),
             variants=sorted({v for vs in info["variants"].values() for v in vs}),
             sizes=sorted(info["sizes"], key=lambda x: (isinstance(x, str), x)),
+            bar_charts=[c for c in rep.charts["bars"] if c.startswith(f"{s['name']}/")],
             size_charts=[c for c in rep.charts["size"] if c.startswith(f"{s['name']}/")],
             tc_charts=tc_charts, data_file=f"data/{s['name']}.js", **common)
     pages["regressions.html"] = env.get_template("regressions.html.j2").render(

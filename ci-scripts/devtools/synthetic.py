@@ -58,13 +58,26 @@ def model(scenario: str, variant: str, build: str, toolchain: str, os_: str, siz
     return t, mem
 
 
+def _latency(key: dict, wall: float) -> dict | None:
+    """Task sojourn and service times (µs) for scenarios with tasks (not cpu's compute tasks)."""
+    tasks = key["params"].get("tasks")
+    if not isinstance(tasks, int) or key["scenario"] == "cpu":
+        return None
+    us = wall * 1e6
+
+    def lat(f):
+        return {"n": tasks, "mean": round(0.45 * us * f, 3), "p50": round(0.4 * us * f, 3),
+                "p99": round(0.9 * us * f, 3), "max": round(0.95 * us * f, 3)}
+    return {"sojourn": lat(1.0), "service": lat(0.8)}
+
+
 def record(key: dict, os_: str, wall: float, rss: int, cores: int = 4) -> dict:
     lang = key["lang"]
     return {
         "schema": "gorust-bench.record/1", "lang": lang, "program": _program(key["build"]), "build": key["build"],
         "toolchain": key["toolchain"], "scenario": key["scenario"], "variant": key["variant"],
         "params": dict(key["params"]), "checksum": 12345, "elapsed_s": round(wall * 0.95, 9),
-        "window_cpu_s": {"user": round(wall * 0.75, 9), "sys": round(wall * 0.09, 9)}, "latency_us": None,
+        "window_cpu_s": {"user": round(wall * 0.75, 9), "sys": round(wall * 0.09, 9)}, "latency_us": _latency(key, wall),
         "peak_rss_bytes": rss, "baseline_rss_bytes": min(rss, 2_000_000),
         "cpu_user_s": round(wall * 0.8, 9), "cpu_sys_s": round(wall * 0.1, 9),
         "runtime": {"os": os_, "arch": "x86_64", "num_cpu": cores}, "metrics": {},

@@ -27,7 +27,7 @@ def test_pages_and_charts(built):
     out = tmp / "site"
     assert rep.pages == ["about.html", "compilers.html", "index.html", "regressions.html", "scenario-cpu.html",
                          "scenario-sleep.html"]
-    for kind in ("size", "trend", "toolchains"):
+    for kind in ("bars", "size", "trend", "toolchains"):
         assert rep.charts[kind], kind
     svgs = list((out / "charts").rglob("*.svg"))
     assert len(svgs) == sum(len(v) for v in rep.charts.values())
@@ -35,19 +35,30 @@ def test_pages_and_charts(built):
         text = svg.read_text()
         assert text.lstrip().startswith("<?xml") and "<svg" in text and "</svg>" in text, svg
         assert "<script>alert" not in text, svg  # gnuplot escapes titles and legends
-    # per scenario and OS: time and memory against size, and a PNG thumbnail for linux
-    for sc in ("sleep", "cpu"):
+    # per scenario, OS and size: Go against Rust in bars (sleep ran at tasks 10 and 100)
+    for sc, sizes in (("sleep", 2), ("cpu", 1)):
         for os_ in ("linux", "windows"):
-            for metric in ("time", "memory"):
-                assert (out / f"charts/{sc}/size-{os_}-{metric}.svg").stat().st_size > 1000
-        png = out / f"charts/{sc}/size-linux-time.png"
-        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+            assert len([c for c in rep.charts["bars"] if c.startswith(f"{sc}/bars-{os_}-")]) == sizes, (sc, os_)
+    # one PNG thumbnail per scenario, of the largest size on linux, and the overview shows it
+    pngs = sorted(p.relative_to(out / "charts").as_posix() for p in (out / "charts").rglob("*.png"))
+    assert [p.split("/")[0] for p in pngs] == ["cpu", "sleep"] and all("/bars-linux-" in p for p in pngs)
+    assert all(png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for png in (out / "charts").rglob("*.png"))
+    index = (out / "index.html").read_text()
+    assert all(f'src="charts/{p}"' in index for p in pngs)
+    sleep_bars = (out / f"charts/{[c for c in rep.charts['bars'] if c.startswith('sleep/bars-linux-')][0]}.svg").read_text()
+    for label in ("timed window (ms)", "p99 task latency", "peak memory (MiB)", "Go goroutines", "Rust (mimalloc) tokio"):
+        assert label in sleep_bars, label
+    # against the size only where the latest runs have two sizes or more
+    for os_ in ("linux", "windows"):
+        for metric in ("time", "memory"):
+            assert (out / f"charts/sleep/size-{os_}-{metric}.svg").stat().st_size > 1000
+    assert not [c for c in rep.charts["size"] if c.startswith("cpu/")]
     # toolchain charts: newer against older, per OS and language
     assert "sleep/toolchains-linux-go" in rep.charts["toolchains"]
     # colours: Go blue and Rust orange in the same chart
-    size_svg = (out / "charts/sleep/size-linux-time.svg").read_text()
-    for rgb in ((31, 119, 180), (255, 127, 14), (179, 71, 0)):  # Go, Rust system, Rust mimalloc
-        assert re.search(r"rgb\(\s*%d,\s*%d,\s*%d\)" % rgb, size_svg), rgb
+    for chart in (sleep_bars, (out / "charts/sleep/size-linux-time.svg").read_text()):
+        for rgb in ((31, 119, 180), (255, 127, 14), (179, 71, 0)):  # Go, Rust system, Rust mimalloc
+            assert re.search(r"rgb\(\s*%d,\s*%d,\s*%d\)" % rgb, chart), rgb
 
 
 def test_everything_is_escaped(built):
@@ -147,3 +158,23 @@ def test_change_points_incremental_reuse(tmp_path, monkeypatch):
     grown = trends.detect_all({"s": mk(300)}, cache, jobs=1, window=100)
     assert starts == [0, 200]  # only the newest 100 points, the old change point kept
     assert [cp["index"] for cp in grown["s"]] == [150] and grown["s"][0]["commit"] == "c150"
+
+
+def test_glance_answers_which_is_faster_by_how_much_and_how_sure():
+    def e(median, lo, hi):
+        st = {"median": median, "ci_low": lo, "ci_high": hi}
+        return {"window_s": st, "time_s": st, "memory_bytes": st}
+    rows = [{"go": e(1.0, 0.95, 1.05), "rs": e(0.5, 0.48, 0.52), "rm": None},      # clearly apart
+            {"go": e(1.0, 0.95, 1.05), "rs": e(2.0, 0.5, 3.0), "rm": e(1.0, 0.9, 1.1)},  # overlapping
+            {"go": None, "rs": e(9.0, 8.0, 10.0), "rm": None}]                      # no Go counterpart
+    (rs, rm) = site.glance(rows)
+    assert rs["build"] == "rust-system" and rs["time"]["n"] == 2 and rs["time"]["apart"] == 1
+    assert rs["time"]["geomean"] == pytest.approx(1.0) and (rs["time"]["low"], rs["time"]["high"]) == (0.5, 2.0)
+    assert rm["build"] == "rust-mimalloc" and rm["memory"]["n"] == 1 and rm["memory"]["apart"] == 0
+
+
+def test_overview_leads_with_the_glance(built):
+    tmp, _ = built
+    index = (tmp / "site" / "index.html").read_text()
+    first_table = index.index("<table")
+    assert 'class="glance"' in index[:first_table] and "Go's time" in index[:first_table]

@@ -44,12 +44,19 @@ def test_site_in_headless_chromium(tmp_path):
     hist = make_history(tmp_path, days=8)
     site.render(hist, tmp_path / "site", jobs=2)
     shot = tmp_path / "overview.png"
-    p, summary = run_browser(tmp_path / "site", "--xss", XSS, "--screenshot", shot)
+    # BENCH_SCREENSHOTS=DIR keeps the screenshots of every page (1400 px and phone width)
+    shots = Path(os.environ.get("BENCH_SCREENSHOTS") or tmp_path / "shots")
+    shots.mkdir(parents=True, exist_ok=True)
+    p, summary = run_browser(tmp_path / "site", "--xss", XSS, "--screenshot", shot, "--shots", shots)
     assert p.returncode == 0, p.stderr
     assert summary["failures"] == 0 and summary["dialogs"] == 0
     pages = summary["pages"]
     assert set(pages) == {"index.html", "about.html", "regressions.html", "compilers.html", "scenario-cpu.html",
                           "scenario-sleep.html"}
+    # every page at 1400 px and at phone width: laid out without text over text or sideways scrolling
+    assert set(summary["layout"]) == {f"{n}@{w}" for n in pages for w in ("1400", "390")}
+    assert not any(summary["layout"].values()), summary["layout"]
+    assert sorted(f.name for f in shots.glob("*.png")) == sorted(f"{n[:-5]}-{w}.png" for n in pages for w in ("1400", "390"))
     # the Compiler versions page: a verdict on every row, regressions first, the run's
     # commit message (hostile here) shown as text
     tables = pages["compilers.html"]["verdicts"]  # one table per OS
@@ -83,3 +90,18 @@ def test_browser_check_catches_a_broken_chart(tmp_path):
     (tmp_path / "site/charts/sleep/size-linux-time.svg").write_text("not an svg")
     p, summary = run_browser(tmp_path / "site", "--page", "scenario-sleep.html")
     assert p.returncode == 1 and "size-linux-time.svg did not load" in p.stderr
+
+
+def test_browser_check_catches_overlapping_text_and_a_page_too_wide(tmp_path):
+    """The layout check can fail: a heading drawn over the lead paragraph, and a fixed
+    1000 px block on a phone, are both reported."""
+    _need_browser()
+    hist = make_history(tmp_path, days=2, oses=("linux",))
+    site.render(hist, tmp_path / "site", jobs=2, detect=False)
+    css = tmp_path / "site/assets/style.css"
+    css.write_text(css.read_text() + "\nh1 { position: absolute; top: 60px; }\np.lead { position: absolute; top: 60px; }"
+                   "\nsection.scenario { min-width: 1000px; }\n")
+    p, _ = run_browser(tmp_path / "site", "--page", "index.html")
+    assert p.returncode == 1
+    assert "index.html at 390 px: text over text" in p.stderr
+    assert "index.html at 390 px: the page scrolls sideways" in p.stderr or "wider than the screen" in p.stderr

@@ -3,7 +3,12 @@
 // nonzero size, the scenario filters change what is shown, and data that looks like
 // HTML (<script>alert(1)</script>) is shown as text without any dialog firing.
 //
-//   node test.mjs SITE_DIR [--xss TEXT] [--screenshot FILE] [--timing-only] [--page NAME]
+// Then every page again at phone width (390 px): nothing wider than the screen except
+// inside the tables' own scroll boxes, and no two pieces of text drawn over each other.
+//
+//   node test.mjs SITE_DIR [--xss TEXT] [--screenshot FILE] [--shots DIR] [--timing-only] [--page NAME]
+//
+// --shots DIR: a full-page screenshot of every page at 1400 px and at 390 px, to look at.
 //
 // Prints one JSON summary line on stdout; exit 0 when every check passed, 1 otherwise
 // (each failure on its own stderr line).
@@ -17,6 +22,7 @@ const opt = (name) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1
 const siteDir = path.resolve(args[0] || "");
 const xss = opt("--xss");
 const screenshot = opt("--screenshot");
+const shots = opt("--shots");
 const timingOnly = args.includes("--timing-only");
 const exe = process.env.CHROMIUM || "/usr/bin/chromium";
 
@@ -124,7 +130,7 @@ for (const name of (timingOnly ? ["index.html"] : (only ? [only] : names))) {
   const imgs = await loadAllImages(page);
   info.images = imgs.length;
   for (const i of imgs) if (!(i.w > 0 && i.h > 0)) fail(`${name}: image ${i.src} did not load (size ${i.w}x${i.h})`);
-  if (name.startsWith("scenario-") && !imgs.some((i) => /\/size-/.test(i.src))) fail(`${name}: no size chart`);
+  if (name.startsWith("scenario-") && !imgs.some((i) => /\/bars-/.test(i.src))) fail(`${name}: no Go-against-Rust bar chart`);
   if (name.startsWith("scenario-") && !imgs.some((i) => /\/trend-/.test(i.src))) fail(`${name}: no trend chart`);
   if (name === "index.html" && imgs.length === 0) fail(`index.html: no chart`);
   if (name === "compilers.html") {
@@ -147,7 +153,56 @@ for (const name of (timingOnly ? ["index.html"] : (only ? [only] : names))) {
   if (screenshot && name === (only || "index.html")) {
     await page.screenshot({ path: screenshot, fullPage: false });
   }
+  if (shots) await page.screenshot({ path: path.join(shots, name.replace(/\.html$/, "") + "-1400.png"), fullPage: true });
   await page.close();
+}
+
+// Text drawn over other text, or wider than the screen outside a scroll box (tables scroll
+// sideways inside .scroll by design). Checked in the page, on what is laid out.
+function layoutProblems() {
+  const out = [], wide = [];
+  const vw = document.documentElement.clientWidth;
+  const inScroll = (el) => el.closest(".scroll");
+  const texts = Array.from(document.querySelectorAll("h1,h2,h3,p,label,nav a,th,td,figcaption,li,small,summary,code,b"))
+    .filter((el) => el.offsetParent !== null && el.textContent.trim() && !el.closest("[hidden]"))
+    .slice(0, 600);
+  // one box per line for inline elements (a <code> that wraps spans two lines, not the block between)
+  const boxes = texts.map((el) => Array.from(el.getClientRects()));
+  const hit = (r, q) => Math.min(r.right, q.right) - Math.max(r.left, q.left) > 2 &&
+    Math.min(r.bottom, q.bottom) - Math.max(r.top, q.top) > 2;
+  for (let i = 0; i < texts.length; i++) {
+    const r = texts[i].getBoundingClientRect();
+    if (!inScroll(texts[i]) && r.right > vw + 1 && r.width > 0) wide.push(`wider than the screen: <${texts[i].tagName.toLowerCase()}> "${texts[i].textContent.trim().slice(0, 40)}" ends at ${Math.round(r.right)} px of ${vw}`);
+    for (let j = i + 1; j < texts.length; j++) {
+      if (texts[i].contains(texts[j]) || texts[j].contains(texts[i])) continue;
+      if (boxes[i].some((a) => boxes[j].some((b) => hit(a, b)))) {
+        out.push(`text over text: "${texts[i].textContent.trim().slice(0, 30)}" and "${texts[j].textContent.trim().slice(0, 30)}"`);
+      }
+    }
+  }
+  if (document.documentElement.scrollWidth > vw + 1) wide.unshift(`the page scrolls sideways: ${document.documentElement.scrollWidth} px wide at ${vw}`);
+  return out.slice(0, 3).concat(wide.slice(0, 3));
+}
+
+if (!timingOnly) {
+  for (const [label, viewport] of [["1400", { width: 1400, height: 900 }], ["390", { width: 390, height: 844 }]]) {
+    const ctx = await browser.newContext({ viewport, deviceScaleFactor: 1 });
+    for (const name of (only ? [only] : names)) {
+      const page = await ctx.newPage();
+      const errors = [];
+      page.on("console", (m) => { if (m.type() === "error") errors.push(`console: ${m.text()}`); });
+      page.on("pageerror", (e) => errors.push(`exception: ${e.message}`));
+      await page.goto(pathToFileURL(path.join(siteDir, name)).href, { waitUntil: "load" });
+      await page.waitForFunction(() => !document.querySelector("#latest tbody tr.loading"), null, { timeout: 15000 }).catch(() => {});
+      await loadAllImages(page);
+      const problems = await page.evaluate(layoutProblems);
+      (summary.layout ||= {})[`${name}@${label}`] = problems.length;
+      for (const p of problems.concat(errors)) fail(`${name} at ${label} px: ${p}`);
+      if (shots && label === "390") await page.screenshot({ path: path.join(shots, name.replace(/\.html$/, "") + "-390.png"), fullPage: true });
+      await page.close();
+    }
+    await ctx.close();
+  }
 }
 if (xss && !timingOnly) {
   const shown = Object.entries(summary.pages).filter(([, v]) => v.xss_text).map(([k]) => k);
