@@ -22,6 +22,11 @@ missing=()
 command -v gnuplot >/dev/null 2>&1 || missing+=(gnuplot-nox)
 { command -v mariadbd >/dev/null 2>&1 || command -v mysqld >/dev/null 2>&1; } || missing+=(mariadb-server)
 { command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; } || missing+=(chromium)
+# Wine and mingw-w64 (Linux only): the Windows builds are built and run here under Wine
+if [ "$(uname -s)" = Linux ]; then
+  command -v wine >/dev/null 2>&1 || missing+=(wine wine64)
+  command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1 || missing+=(gcc-mingw-w64-x86-64)
+fi
 if [ "${#missing[@]}" -gt 0 ]; then
   if command -v apt-get >/dev/null 2>&1; then
     log "apt-get install ${missing[*]}"
@@ -50,8 +55,9 @@ if command -v rustup >/dev/null 2>&1; then
     log "rustup component add clippy rustfmt"
     try_ rustup component add clippy rustfmt
   fi
-  # macOS targets' standard libraries: the tests `cargo check` and clippy the Rust code for macOS
-  for t in x86_64-apple-darwin aarch64-apple-darwin; do
+  # macOS targets' standard libraries: the tests `cargo check` and clippy the Rust code for
+  # macOS; the Windows (GNU) one: the tests build it and run it under Wine
+  for t in x86_64-apple-darwin aarch64-apple-darwin x86_64-pc-windows-gnu; do
     if ! rustup target list --installed 2>/dev/null | grep -qx "$t"; then
       log "rustup target add $t"
       try_ rustup target add "$t"

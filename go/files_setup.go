@@ -44,8 +44,13 @@ func setupFiles(p params) error {
 			return fmt.Errorf("refusing to remove %s: it holds %s, which setup did not make", dir, e.Name())
 		}
 	}
-	if err := os.RemoveAll(dir); err != nil {
-		return err
+	// The files setup made before are removed one by one and the directory kept, rather
+	// than os.RemoveAll: Go 1.26's RemoveAll on Windows needs FileDispositionInformationEx,
+	// which Wine 8 lacks ("Invalid function"); the result is the same.
+	for _, e := range entries {
+		if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
+			return err
+		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err

@@ -31,11 +31,16 @@ func spinFold(spin int) uint64 {
 // that such a build fails.
 func sleepTask(spin int, ms uint64, skip bool) uint64 {
 	fold := spinFold(spin)
-	began := now()
+	// The sleep is judged by the clock time.Sleep keeps, Go's monotonic time, not by
+	// the precise now() of the latencies: on Windows Go's clock advances with the timer
+	// tick, so a sleep it ends on time can be a tick short by QueryPerformanceCounter
+	// (seen under Wine: 100 tasks, 3.5 s "early" in all). Rust's tokio sleeps on the
+	// same Instant it is judged by.
+	began := time.Now()
 	if !skip {
 		time.Sleep(time.Duration(ms) * time.Millisecond)
 	}
-	if since(began) < time.Duration(ms)*time.Millisecond {
+	if time.Since(began) < time.Duration(ms)*time.Millisecond {
 		return fold
 	}
 	return fold + ms

@@ -21,7 +21,10 @@ def _run(argv, env, cwd):
     return res.stdout
 
 
-def _checksums(cat, programs, scenario, tmp_path, env):
+def checksums(cat, programs, scenario, tmp_path, env, wrap=list, check=None):
+    """{shared params (JSON): {build/variant/params: checksum}} over the scenario's smoke
+    grid, every variant of every build, asserting they agree. wrap: the command line as
+    run (e.g. under Wine); check: called with each record."""
     sc = cat.scenarios[scenario]
     grid = sc.grids["smoke"]
     found = {}
@@ -41,9 +44,11 @@ def _checksums(cat, programs, scenario, tmp_path, env):
                 extra = {p.name: str(work / str(p.default)) for p in sc.params.values() if p.type == "path"}
                 argv = BenchSpec(sc, variant, b, params).argv(programs[build].path_for(sc.name), extra)
                 if sc.setup:
-                    _run([argv[0], "setup", scenario, *argv[4:]], env, work)
-                rec = json.loads(_run(argv, env, work).strip().splitlines()[-1])
+                    _run(wrap([argv[0], "setup", scenario, *argv[4:]]), env, work)
+                rec = json.loads(_run(wrap(argv), env, work).strip().splitlines()[-1])
                 assert not schema.problems(rec, "record"), schema.problems(rec, "record")
+                if check:
+                    check(rec)
                 found.setdefault(json.dumps(sc.shared_params(params), sort_keys=True), {})[run_id] = rec["checksum"]
     for params, sums in found.items():
         assert len(set(sums.values())) == 1, f"{scenario} {params}: checksums differ: {sums}"
@@ -52,8 +57,8 @@ def _checksums(cat, programs, scenario, tmp_path, env):
 
 @pytest.mark.parametrize("scenario", ["hashmap", "fanout", "cpu", "sleep", "files-read", "files-rw", "sqlite"])
 def test_same_checksum_everywhere(cat, programs, scenario, tmp_path):
-    _checksums(cat, programs, scenario, tmp_path, dict(os.environ))
+    checksums(cat, programs, scenario, tmp_path, dict(os.environ))
 
 
 def test_same_checksum_mysql(cat, programs, mysql_dsn, tmp_path):
-    _checksums(cat, programs, "mysql", tmp_path, {**os.environ, "BENCH_MYSQL_DSN": mysql_dsn})
+    checksums(cat, programs, "mysql", tmp_path, {**os.environ, "BENCH_MYSQL_DSN": mysql_dsn})
