@@ -27,10 +27,16 @@ func peakRSSBytes() (uint64, error) {
 	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
 		return 0, err
 	}
-	if runtime.GOOS == "darwin" || runtime.GOOS == "ios" {
-		return uint64(ru.Maxrss), nil
+	return maxrssBytes(int64(ru.Maxrss), runtime.GOOS), nil
+}
+
+// maxrssBytes converts ru_maxrss to bytes: it is in bytes on Apple systems and in KiB
+// on Linux and the BSDs.
+func maxrssBytes(maxrss int64, goos string) uint64 {
+	if goos == "darwin" || goos == "ios" {
+		return uint64(maxrss)
 	}
-	return uint64(ru.Maxrss) * 1024, nil
+	return uint64(maxrss) * 1024
 }
 
 // vmHWM reads the peak resident set of this process image from /proc/self/status.
@@ -39,7 +45,12 @@ func vmHWM() (uint64, bool) {
 	if err != nil {
 		return 0, false
 	}
-	for _, line := range strings.Split(string(b), "\n") {
+	return parseVmHWM(string(b))
+}
+
+// parseVmHWM finds "VmHWM: <n> kB" in the text of /proc/<pid>/status, in bytes.
+func parseVmHWM(status string) (uint64, bool) {
+	for _, line := range strings.Split(status, "\n") {
 		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
 			f := strings.Fields(rest) // "2076 kB"
 			if len(f) == 2 && f[1] == "kB" {

@@ -30,22 +30,31 @@ def _run(argv: list[str], cwd=None) -> str:
         return ""
 
 
-def cpu_model() -> str:
+def _windows_cpu_name() -> str:
+    import winreg
+    with winreg.OpenKey(winreg.HKEY_LOCAL_MACHINE, r"HARDWARE\DESCRIPTION\System\CentralProcessor\0") as k:
+        return str(winreg.QueryValueEx(k, "ProcessorNameString")[0])
+
+
+def cpu_model(platform_: str | None = None, cpuinfo: Path = Path("/proc/cpuinfo"), run=None,
+              windows_name=None) -> str:
+    """The CPU's marketing name, per OS: /proc/cpuinfo (x86 "model name", or an ARM
+    board's "Hardware" / "Processor"), sysctl on macOS, the registry on Windows. The
+    arguments stand in for the OS in tests; "unknown" when nothing says."""
+    plat = platform_ or sys.platform
     try:
-        if sys.platform.startswith("linux"):
-            text = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
-            m = re.search(r"^(model name|Hardware|Processor)\s*:\s*(.+)$", text, re.M)
+        if plat.startswith("linux"):
+            text = cpuinfo.read_text(encoding="utf-8", errors="replace")
+            m = re.search(r"^(model name|Hardware|Processor)[ \t]*:[ \t]*(\S.*)$", text, re.M)
             if m:
                 return m.group(2).strip()
-        elif sys.platform == "darwin":
-            return _run(["sysctl", "-n", "machdep.cpu.brand_string"]) or "unknown"
-        elif sys.platform == "win32":
-            import winreg
-            with winreg.OpenKey(winreg.HKEY_LOCAL_MACHINE, r"HARDWARE\DESCRIPTION\System\CentralProcessor\0") as k:
-                return str(winreg.QueryValueEx(k, "ProcessorNameString")[0]).strip()
-    except OSError:
+        elif plat == "darwin":
+            return (run or _run)(["sysctl", "-n", "machdep.cpu.brand_string"]).strip() or "unknown"
+        elif plat == "win32":
+            return (windows_name or _windows_cpu_name)().strip() or "unknown"
+    except (OSError, ImportError):
         pass
-    return platform.processor() or "unknown"
+    return (platform.processor() if platform_ is None else "") or "unknown"
 
 
 def memory_bytes() -> int:

@@ -7,7 +7,12 @@ pub fn usage() -> Usage {
         return Usage::default();
     };
     Usage {
-        peak_rss_bytes: vm_hwm().unwrap_or_else(|| maxrss_bytes(ru.ru_maxrss as u64)),
+        peak_rss_bytes: vm_hwm().unwrap_or_else(|| {
+            maxrss_bytes(
+                ru.ru_maxrss as u64,
+                cfg!(any(target_os = "macos", target_os = "ios")),
+            )
+        }),
         cpu_user: timeval(ru.ru_utime),
         cpu_sys: timeval(ru.ru_stime),
     }
@@ -39,7 +44,11 @@ fn vm_hwm() -> Option<u64> {
     if !cfg!(target_os = "linux") {
         return None;
     }
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    parse_vm_hwm(&std::fs::read_to_string("/proc/self/status").ok()?)
+}
+
+/// "VmHWM: <n> kB" of the text of /proc/<pid>/status, in bytes.
+fn parse_vm_hwm(status: &str) -> Option<u64> {
     let rest = status.lines().find_map(|l| l.strip_prefix("VmHWM:"))?;
     let mut fields = rest.split_whitespace();
     let kb: u64 = fields.next()?.parse().ok()?;
@@ -47,12 +56,8 @@ fn vm_hwm() -> Option<u64> {
 }
 
 /// `ru_maxrss` is in bytes on Apple platforms and in KiB elsewhere.
-fn maxrss_bytes(maxrss: u64) -> u64 {
-    if cfg!(any(target_os = "macos", target_os = "ios")) {
-        maxrss
-    } else {
-        maxrss * 1024
-    }
+fn maxrss_bytes(maxrss: u64, apple: bool) -> u64 {
+    if apple { maxrss } else { maxrss * 1024 }
 }
 
 fn timeval(tv: libc::timeval) -> Duration {
@@ -116,4 +121,36 @@ fn per_process_max() -> libc::rlim_t {
 #[cfg(not(target_os = "macos"))]
 fn per_process_max() -> libc::rlim_t {
     libc::rlim_t::MAX
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // The per-OS units of peak memory, checked on whatever OS runs the tests.
+    #[test]
+    fn maxrss_is_bytes_on_apple_and_kib_elsewhere() {
+        assert_eq!(maxrss_bytes(2048, true), 2048);
+        assert_eq!(maxrss_bytes(2048, false), 2048 * 1024);
+    }
+
+    #[test]
+    fn vm_hwm_is_parsed_in_bytes_and_bad_text_is_none() {
+        let status = "Name:\trsbench\nVmPeak:\t  10000 kB\nVmHWM:\t    2076 kB\nVmRSS:\t 2000 kB\n";
+        assert_eq!(parse_vm_hwm(status), Some(2076 * 1024));
+        for bad in [
+            "",
+            "VmRSS:\t2000 kB\n",
+            "VmHWM:\t2076 MB\n",
+            "VmHWM:\tlots kB\n",
+            "VmHWM:\n",
+        ] {
+            assert_eq!(parse_vm_hwm(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn peak_memory_here_is_positive() {
+        assert!(usage().peak_rss_bytes > 0);
+    }
 }
