@@ -22,7 +22,7 @@ import wf_fixtures
 from benchpipe import cli
 
 EXAMPLES = 100  # per strategy: about 35 s in all on the 2-core test machine
-SETTINGS = settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
+SETTINGS = settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
 JSON_SCALARS = (st.none() | st.booleans() | st.integers(min_value=-(2**70), max_value=2**70)
