@@ -20,6 +20,7 @@ lighter tints; variants by point shape."""
 
 from __future__ import annotations
 
+import math
 import os
 import shutil
 import subprocess
@@ -209,6 +210,14 @@ def bar_charts(model: trends.Model, cat, datadir: Path, png_os: str | None = Non
     return charts
 
 
+def _nice_step(span: float, ticks: int = 4) -> float:
+    """A 1, 2 or 5 x 10^k tick step giving at most `ticks` steps over span: a narrow
+    panel's tick labels must not run into each other."""
+    raw = max(span, 1e-12) / ticks
+    base = 10 ** math.floor(math.log10(raw))
+    return next(m * base for m in (1, 2, 5, 10) if m * base >= raw)
+
+
 def _bar_chart(name: str, rows: list, datadir: Path, title: str, png: bool) -> Chart:
     ys, y, last = [], 0.0, None
     for group, _label, _e in rows:
@@ -256,7 +265,8 @@ def _bar_chart(name: str, rows: list, datadir: Path, title: str, png: bool) -> C
         x0 = left + i * (pw + gap)
         lines += [
             f"set lmargin at screen {x0:.4f}", f"set rmargin at screen {x0 + pw:.4f}",
-            f"set xrange [0:{hi * 1.32:.6g}]", f"set xlabel {gq(f'{what} ({unit_})')} noenhanced",
+            f"set xrange [0:{hi * 1.32:.6g}]", f"set xtics {_nice_step(hi * 1.32):.6g}",
+            f"set xlabel {gq(f'{what} ({unit_})')} noenhanced",
             f"plot {f} index {i} using ($2/2):1:(0):2:($1-0.38):($1+0.38):5 with boxxyerror lc rgb variable, \\",
             f"     {f} index {i} using 2:1:3:4 with xerrorbars lc rgb '#333333' pt -1 lw 1, \\",
             f"     {f} index {i} using 4:1:(sprintf(' %.3g', $2)) with labels left font ',8' tc rgb '#333333'",
