@@ -143,13 +143,8 @@ def _rates(comps: list, flagged) -> dict:
     def num(x, digits):
         return None if x is None or not math.isfinite(x) else float(f"{x:.{digits}g}")
     return {"comparisons": len(comps), "flagged": hits, "rate": hits / len(comps) if comps else None,
-            "significant": sum(1 for c in comps if _p(c) is not None and _p(c) < stats.DEFAULT_ALPHA),
-            "ratios": [num(c.ratio, 6) for c in comps], "p_values": [num(_p(c), 4) for c in comps]}
-
-
-def _p(c) -> float | None:
-    """The p-value a verdict was judged by: corrected where the comparison was."""
-    return c.p_adjusted if c.p_adjusted is not None else c.p_value
+            "significant": sum(1 for c in comps if c.judged_p is not None and c.judged_p < stats.DEFAULT_ALPHA),
+            "ratios": [num(c.ratio, 6) for c in comps], "p_values": [num(c.judged_p, 4) for c in comps]}
 
 
 THRESHOLD_GRID = (0.01, 0.015, 0.02, 0.025, 0.03, 0.04, 0.05, 0.075, 0.10)

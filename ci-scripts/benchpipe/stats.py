@@ -102,6 +102,11 @@ class SampleComparison:
     def flagged(self) -> bool:
         return self.verdict in (REGRESSION, IMPROVEMENT)
 
+    @property
+    def judged_p(self) -> float | None:
+        """The p-value the verdict was judged by: corrected where the comparison was."""
+        return self.p_adjusted if self.p_adjusted is not None else self.p_value
+
     def to_json(self) -> dict:
         d = asdict(self)
         return {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in d.items()}

@@ -118,7 +118,7 @@ def _print(report) -> None:
             sc = c.metrics.get(m)
             row.append(Text(f"{compare_md.fmt_ratio(sc.ratio)} [{compare_md.fmt_ci(sc)}]" if sc else "-",
                             style=style.get(sc.verdict, "") if sc else ""))
-            row.append(Text(compare_md.fmt_p(compare_md.judged_p(sc)) if sc else "-"))
+            row.append(Text(compare_md.fmt_p(sc.judged_p) if sc else "-"))
         row.append(Text(c.verdict + (f": {c.note}" if c.note else ""), style=style.get(c.verdict, "")))
         t.add_row(*row)
     con = Console()

@@ -79,7 +79,7 @@ def render(report: Report) -> str:
                     continue
                 rows.append([f"{ICON[m.verdict]} {m.verdict}", _bench_cell(c, show_sides), metric,
                              fmt_value(m.median_base, metric), fmt_value(m.median_head, metric),
-                             f"**{fmt_ratio(m.ratio)}**", fmt_ci(m), fmt_p(judged_p(m)), f"{m.n_base}+{m.n_head}"])
+                             f"**{fmt_ratio(m.ratio)}**", fmt_ci(m), fmt_p(m.judged_p), f"{m.n_base}+{m.n_head}"])
         out += [table(["verdict", "benchmark", "metric", "base median", "head median", "ratio", "95 % CI", "p", "runs"],
                       rows, ["l", "l", "l", "r", "r", "r", "r", "r", "r"]), ""]
 
@@ -97,7 +97,7 @@ def render(report: Report) -> str:
             row = [_bench_cell(c, show_sides)]
             for metric in METRICS:
                 m = c.metrics.get(metric)
-                row += [fmt_ratio(m.ratio) if m else "–", fmt_p(judged_p(m)) if m else "–"]
+                row += [fmt_ratio(m.ratio) if m else "–", fmt_p(m.judged_p) if m else "–"]
             notes = "; ".join(escape(m.note) for m in c.metrics.values() if m.note)
             t = c.metrics.get("time")
             row += [f"±{_pct(t.resolution)}" if t and t.resolution is not None else "–",
@@ -130,11 +130,6 @@ def render(report: Report) -> str:
     out.append(calibration_sentence(report.calibration))
     out.append("")
     return "\n".join(out)
-
-
-def judged_p(m) -> float | None:
-    """The p-value a verdict was judged by: corrected across looks and tests."""
-    return m.p_adjusted if m.p_adjusted is not None else m.p_value
 
 
 def _correction_sentence(s) -> str:
