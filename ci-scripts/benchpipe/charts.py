@@ -30,7 +30,7 @@ from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
 
-from benchpipe import trends, versions
+from benchpipe import trends, units, versions
 from benchpipe.errors import BenchError
 from benchpipe.history import primary_time
 from benchpipe.results import family_id, format_params
@@ -147,15 +147,6 @@ def size_charts(model: trends.Model, cat, datadir: Path) -> list[Chart]:
     return charts
 
 
-def _time_unit(seconds: float) -> tuple[float, str]:
-    """A scale and unit that keep the largest time readable (µs, ms or s)."""
-    if seconds < 1e-3:
-        return 1e6, "µs"
-    if seconds < 1.0:
-        return 1e3, "ms"
-    return 1.0, "s"
-
-
 def _bar_rows(ents: list[dict], scenario, size_param: str) -> list[tuple[int, str, dict]]:
     """(group, label, entry) in reading order: each Go variant, then the Rust variants the
     catalogue pairs with it (Rust (system), then mimalloc), per other-parameter value."""
@@ -228,10 +219,10 @@ def _bar_chart(name: str, rows: list, datadir: Path, title: str, png: bool) -> C
     win = [primary_time(e) for _, _, e in rows]
     mem = [e["memory_bytes"] for _, _, e in rows]
     p99 = [(e.get("latency_us") or {}).get("p99") for _, _, e in rows]
-    scale, unit = _time_unit(max(w["ci_high"] for w in win))
+    scale, unit = units.time_unit(max(w["ci_high"] for w in win))
     panels = [("timed window", unit, [(w["median"] * scale, w["ci_low"] * scale, w["ci_high"] * scale) for w in win])]
     if any(p is not None for p in p99):
-        pscale, punit = _time_unit(max(p for p in p99 if p is not None) / 1e6)
+        pscale, punit = units.time_unit(max(p for p in p99 if p is not None) / 1e6)
         panels.append(("p99 task latency", punit,
                        [(p / 1e6 * pscale,) * 3 if p is not None else None for p in p99]))
     panels.append(("peak memory", "MiB", [(_mib(m["median"]), _mib(m["ci_low"]), _mib(m["ci_high"])) for m in mem]))

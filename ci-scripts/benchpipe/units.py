@@ -22,15 +22,22 @@ def _three(x: float) -> str:
     return f"{x:.0f}" if x >= 99.95 else (f"{x:.1f}" if x >= 9.995 else f"{x:.2f}")
 
 
+def time_unit(s: float) -> tuple[float, str]:
+    """The scale and unit a time of s seconds is written in (s, ms or µs; at the edges
+    the unit its rounding needs: 0.99951 s is 1.00 s). Chart axes take theirs from it."""
+    if s >= 0.9995:
+        return 1.0, "s"
+    if s >= 0.0009995:
+        return 1e3, "ms"
+    return 1e6, "µs"
+
+
 def seconds(s: float | None) -> str:
     """The site's script (gh-pages/static/site.js, fmtTime) writes times the same way."""
     if s is None or not math.isfinite(s):
         return MISSING
-    if s >= 0.9995:
-        return f"{_three(s)} s"
-    if s >= 0.0009995:
-        return f"{_three(s * 1e3)} ms"
-    return f"{_three(s * 1e6)} µs"
+    scale, unit = time_unit(s)
+    return f"{_three(s * scale)} {unit}"
 
 
 def microseconds(us: float | None) -> str:

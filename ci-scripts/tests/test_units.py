@@ -30,3 +30,9 @@ def test_ratios_and_p_values():
 def test_reports_write_numbers_one_way():
     assert summary.fmt_time(0.0123) == compare_md.fmt_value(0.0123, "time") == units.seconds(0.0123)
     assert summary.fmt_mem(3 * 2**20) == compare_md.fmt_value(3 * 2**20, "memory") == "3.00 MiB"
+
+
+def test_time_unit_is_the_one_seconds_writes_in():
+    for s, want in ((0.9995, (1.0, "s")), (0.0123, (1e3, "ms")), (0.00099949, (1e6, "µs"))):
+        assert units.time_unit(s) == want
+        assert units.seconds(s).endswith(" " + want[1])
