@@ -93,9 +93,7 @@ def size_charts(model: trends.Model, cat, datadir: Path) -> list[Chart]:
     the bar charts say it all."""
     charts = []
     by_so: dict[tuple[str, str], list[dict]] = {}
-    for (os_, _kid), e in model.latest.items():
-        if e["key"]["toolchain"] != model.headline.get((os_, e["key"]["lang"])):
-            continue
+    for os_, e in model.headline_latest():
         by_so.setdefault((e["key"]["scenario"], os_), []).append(e)
     for (sc, os_), ents in sorted(by_so.items()):
         size_param = cat.scenarios[sc].size if sc in cat.scenarios else "tasks"
@@ -180,10 +178,8 @@ def bar_charts(model: trends.Model, cat, datadir: Path, png_os: str | None = Non
     sojourn latency. A PNG of the largest size on png_os is the overview's thumbnail."""
     charts = []
     by_sos: dict[tuple[str, str], dict] = {}
-    for (os_, _kid), e in model.latest.items():
+    for os_, e in model.headline_latest():
         k = e["key"]
-        if k["toolchain"] != model.headline.get((os_, k["lang"])):
-            continue
         sc = cat.scenarios.get(k["scenario"])
         size_param = sc.size if sc else "tasks"
         if size_param in k["params"]:

@@ -80,9 +80,9 @@ def overview(model: trends.Model, cat) -> list[dict]:
         tables = []
         for os_ in sorted(info["oses"]):
             latest, go_other = {}, {}
-            for (o, _kid), e in model.latest.items():
+            for o, e in model.headline_latest():
                 k = e["key"]
-                if o != os_ or k["scenario"] != sc_name or k["toolchain"] != model.headline.get((o, k["lang"])):
+                if o != os_ or k["scenario"] != sc_name:
                     continue
                 other = trends.other_params(k, size_param, vary)
                 latest[(k["build"], k["variant"], other, k["params"].get(size_param))] = e

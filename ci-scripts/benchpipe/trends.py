@@ -180,6 +180,13 @@ class Model:
     headline: dict[tuple[str, str], str]           # (os, lang) -> toolchain
     regressions: list[dict]
 
+    def headline_latest(self):
+        """(os, entry) for each series' newest entry built by its language's headline
+        toolchain on that OS: what the Go-against-Rust tables and charts show."""
+        for (os_, _kid), e in self.latest.items():
+            if e["key"]["toolchain"] == self.headline.get((os_, e["key"]["lang"])):
+                yield os_, e
+
 
 def build(hist, cat, detect: bool = True, cache_path: Path | None = None, jobs: int | None = None,
           cp_options: dict | None = None) -> Model:
