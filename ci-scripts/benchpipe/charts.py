@@ -145,7 +145,7 @@ def size_charts(model: trends.Model, cat, datadir: Path) -> list[Chart]:
     return charts
 
 
-def _bar_rows(ents: list[dict], scenario, size_param: str) -> list[tuple[int, str, dict]]:
+def _bar_rows(ents: list[dict], scenario, size_param: str) -> list[tuple[tuple, str, dict]]:
     """(group, label, entry) in reading order: each Go variant, then the Rust variants the
     catalogue pairs with it (Rust (system), then mimalloc), per other-parameter value."""
     vary = trends.varying_params([e["key"] for e in ents], size_param)
@@ -153,7 +153,7 @@ def _bar_rows(ents: list[dict], scenario, size_param: str) -> list[tuple[int, st
     rust_vs = {e["key"]["variant"] for e in ents if e["key"]["lang"] != "go"}
     group_of: dict[tuple[str, str], int] = {}
     for gv, rv in trends.pair_variants(scenario, go_vs, rust_vs):
-        g = group_of.setdefault(("go", gv), len({v for v in group_of.values()}))
+        g = group_of.setdefault(("go", gv), len(set(group_of.values())))
         if rv is not None:
             group_of.setdefault(("rust", rv), g)
     builds = list(_builds())

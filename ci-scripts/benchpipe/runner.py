@@ -41,7 +41,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchpipe import hyperfine, measures, multitest, schema, stats
+from benchpipe import compare, hyperfine, measures, multitest, schema, stats
 from benchpipe.catalogue import BenchSpec, Preset, resolve_cpus
 from benchpipe.results import RESULTS_SCHEMA, format_params, key_id
 from benchpipe.toolchains import Built
@@ -248,7 +248,6 @@ class Sequential:
                 "tests": self.tests, "spending_looks": list(self.spending)}
 
     def decided(self, group: list[Job]) -> bool:
-        from benchpipe import compare
         first = group[0].to_json()
         for other in group[1:]:
             if any(j.status == "failed" for j in (group[0], other)):
