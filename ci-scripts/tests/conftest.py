@@ -23,6 +23,25 @@ ROOT = CI_SCRIPTS.parent
 BENCH = CI_SCRIPTS / "bench"
 
 
+def unavailable(skip_why: str, ci_why: str):
+    """Something a test needs is missing. Under CI that is a failure (CI installs what
+    the tests need: ci-scripts/install-tools.sh); elsewhere the test is skipped, saying
+    what to install."""
+    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+        pytest.fail(ci_why)
+    pytest.skip(skip_why)
+
+
+def installed_rust_targets() -> set[str]:
+    """The targets rustup has standard libraries for (empty without rustup)."""
+    from benchpipe import tools
+    rustup = tools.which("rustup")
+    if not rustup:
+        return set()
+    out = subprocess.run([rustup, "target", "list", "--installed"], capture_output=True, text=True)
+    return set(out.stdout.split())
+
+
 def run_bench(*args, env=None, timeout=900, **kw) -> subprocess.CompletedProcess:
     full_env = {**os.environ, **(env or {})}
     full_env.pop("GITHUB_STEP_SUMMARY", None)  # never append test output to a CI job summary

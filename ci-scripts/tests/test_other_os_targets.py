@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from benchpipe import ROOT, tools
+from conftest import installed_rust_targets, unavailable
 
 MACOS = ("x86_64-apple-darwin", "aarch64-apple-darwin")
 STANDIN = Path(__file__).resolve().parent / "cc_standin.sh"
@@ -46,14 +47,6 @@ def test_gobench_sql_refuses_to_build_without_cgo(tmp_path):
     assert not (tmp_path / "x").exists()
 
 
-def _installed_targets() -> set[str]:
-    rustup = tools.which("rustup")
-    if not rustup:
-        return set()
-    out = subprocess.run([rustup, "target", "list", "--installed"], capture_output=True, text=True)
-    return set(out.stdout.split())
-
-
 @pytest.mark.skipif(not shutil.which("cargo"), reason="Rust is not installed")
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a stand-in for Linux; macOS builds the real thing")
 @pytest.mark.parametrize("what", ["check", "clippy"])
@@ -62,11 +55,10 @@ def test_the_rust_programs_check_for_macos(what, build_dir):
     Linux machine lacks (host cc: "unrecognized option '-arch'"); a stand-in compiler
     (tests/cc_standin.sh) gives them empty objects, since a check links nothing. The
     Rust code, ours and the crates', is checked for real."""
-    missing = set(MACOS) - _installed_targets()
+    missing = set(MACOS) - installed_rust_targets()
     if missing:
-        if os.environ.get("CI"):
-            pytest.fail(f"rust targets missing: {', '.join(sorted(missing))} (install-tools.sh adds them)")
-        pytest.skip(f"rust targets missing: {', '.join(sorted(missing))} (rustup target add ...)")
+        unavailable(f"rust targets missing: {', '.join(sorted(missing))} (rustup target add ...)",
+                    f"rust targets missing: {', '.join(sorted(missing))} (install-tools.sh adds them)")
     env = {**os.environ, "PATH": tools.path_with_extras()}
     for t in MACOS:
         env[f"CC_{t.replace('-', '_')}"] = str(STANDIN)

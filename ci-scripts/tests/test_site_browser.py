@@ -10,9 +10,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
-
 from benchpipe import site
+from conftest import unavailable
 from sitehelp import XSS, make_history
 
 BROWSER_DIR = Path(__file__).resolve().parent / "browser"
@@ -24,9 +23,7 @@ def _need_browser():
                                      ("npm", shutil.which("npm"))) if not ok]
     if missing:
         msg = f"{', '.join(missing)} not installed (apt-get install chromium nodejs npm)"
-        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            pytest.fail(f"browser test cannot run under CI: {msg}")
-        pytest.skip(msg)
+        unavailable(msg, f"browser test cannot run under CI: {msg}")
     if not (BROWSER_DIR / "node_modules" / "playwright-core").exists():
         p = subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=BROWSER_DIR, capture_output=True, text=True)
         assert p.returncode == 0, f"npm ci in {BROWSER_DIR} failed: {p.stderr[-500:]}"

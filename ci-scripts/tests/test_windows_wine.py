@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 
 from benchpipe import ROOT, tools
+from conftest import installed_rust_targets, unavailable
 from test_checksums import checksums
 
 MINGW_CC = "x86_64-w64-mingw32-gcc"
@@ -38,9 +39,7 @@ def _need(*names):
     missing = [n for n in names if not shutil.which(n, path=tools.path_with_extras())]
     if missing:
         msg = f"{', '.join(missing)} not installed (apt-get install wine wine64 gcc-mingw-w64-x86-64)"
-        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            pytest.fail(f"the Windows test cannot run under CI: {msg}")
-        pytest.skip(msg)
+        unavailable(msg, f"the Windows test cannot run under CI: {msg}")
 
 
 def _sh(argv, what, **kw):
@@ -84,12 +83,9 @@ def windows_programs(build_dir) -> dict[str, WinProgram]:
     _sh(["go", "build", "-trimpath", "-tags", "sql", "-o", str(out / "gobench-sql.exe"), "."],
         "go build -tags sql (windows, cgo with mingw-w64)", cwd=ROOT / "go",
         env={**env, "CGO_ENABLED": "1", "CC": MINGW_CC})
-    installed = subprocess.run(["rustup", "target", "list", "--installed"], capture_output=True, text=True,
-                               env={**os.environ, "PATH": tools.path_with_extras()}).stdout.split()
-    if RUST_TARGET not in installed:
-        if os.environ.get("CI"):
-            pytest.fail(f"rust target {RUST_TARGET} missing (install-tools.sh adds it)")
-        pytest.skip(f"rust target {RUST_TARGET} missing (rustup target add {RUST_TARGET})")
+    if RUST_TARGET not in installed_rust_targets():
+        unavailable(f"rust target {RUST_TARGET} missing (rustup target add {RUST_TARGET})",
+                    f"rust target {RUST_TARGET} missing (install-tools.sh adds it)")
     _sh(["cargo", "build", "--release", "--locked", "--target", RUST_TARGET, "--target-dir", str(out / "rust")],
         f"cargo build --target {RUST_TARGET}", cwd=ROOT / "rust",
         env={**os.environ, "PATH": tools.path_with_extras()}, timeout=3600)

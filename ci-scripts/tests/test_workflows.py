@@ -21,6 +21,7 @@ import wf_fixtures
 from benchpipe import catalogue
 from benchpipe.cli import build_parser
 from benchpipe.commands import matrix as matrix_cmd
+from conftest import unavailable
 
 CI_SCRIPTS = Path(__file__).resolve().parent.parent
 ROOT = CI_SCRIPTS.parent
@@ -79,9 +80,7 @@ def tool_or_skip(name: str, install: str) -> str:
     path = find_tool(name)
     if path:
         return path
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{name} is not installed; CI must install it: {install}")
-    pytest.skip(f"{name} is not installed ({install})")
+    unavailable(f"{name} is not installed ({install})", f"{name} is not installed; CI must install it: {install}")
 
 
 def test_actionlint_finds_nothing():
