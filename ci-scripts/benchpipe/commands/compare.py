@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 from benchpipe import calibration, multitest, results, schema, stats
-from benchpipe.compare import METRICS, Settings, compare_docs, has_pairs
+from benchpipe.compare import METRICS, Report, Settings, compare_docs, has_pairs
 from benchpipe.errors import UsageError
 from benchpipe.fsutil import atomic_write_text
 from benchpipe.report import compare_md
@@ -44,7 +44,8 @@ def add_arguments(p):
                         "say so and exit 0 (the bench workflow's comparison step, whatever the event)")
 
 
-def _calibration(arg: str | None) -> dict | None:
+def load_calibration(arg: str | None) -> dict | None:
+    """--calibration: a file, 'none', else $BENCH_CALIBRATION, else ./calibration.json if present."""
     if arg and arg.lower() == "none":
         return None
     if arg:
@@ -57,17 +58,38 @@ def _calibration(arg: str | None) -> dict | None:
     return None
 
 
-def settings_from(args, cal: dict | None) -> Settings:
+def settings_from(cal: dict | None, alpha: float | None = None, threshold: float | None = None,
+                  memory_threshold: float | None = None, correction: str = "bh") -> Settings:
+    """The flagging settings: what is given, else the runner's calibration, else the defaults."""
     rec = ((cal or {}).get("summary") or {}).get("recommended") or {}
-    alpha = args.alpha if args.alpha is not None else (rec.get("alpha") or stats.DEFAULT_ALPHA)
-    threshold = args.threshold if args.threshold is not None else (rec.get("threshold") or stats.DEFAULT_THRESHOLD)
-    mem = args.memory_threshold if args.memory_threshold is not None else stats.DEFAULT_MEMORY_THRESHOLD
+    alpha = alpha if alpha is not None else (rec.get("alpha") or stats.DEFAULT_ALPHA)
+    threshold = threshold if threshold is not None else (rec.get("threshold") or stats.DEFAULT_THRESHOLD)
+    mem = memory_threshold if memory_threshold is not None else stats.DEFAULT_MEMORY_THRESHOLD
     if not 0 < alpha < 1:
         raise UsageError("--alpha must be between 0 and 1")
     if threshold < 0 or mem < 0:
         raise UsageError("thresholds must be >= 0")
-    return Settings(alpha=float(alpha), threshold=float(threshold), memory_threshold=float(mem),
-                    correction=getattr(args, "correction", "bh"))
+    return Settings(alpha=float(alpha), threshold=float(threshold), memory_threshold=float(mem), correction=correction)
+
+
+def side_names(files: list) -> list[str]:
+    """The files' names as the report calls the sides: base names, or paths where those clash."""
+    names = [Path(f).name for f in files]
+    return names if len(set(names)) == len(names) else [str(f) for f in files]
+
+
+def compare_and_write(docs: list[dict], names: list[str], settings: Settings, cal: dict | None = None, *,
+                      base: str | None = None, head: str | None = None, scaled: float | None = None,
+                      markdown: Path | None = None, json_path: Path | None = None) -> Report:
+    """Compare one or two loaded results documents; write the Markdown and JSON reports where asked."""
+    report = compare_docs(docs, names, settings, base, head, cal, scaled)
+    if json_path:
+        out = report.to_json()
+        schema.validate(out, "compare", str(json_path))
+        atomic_write_text(Path(json_path), json.dumps(out, indent=1) + "\n")
+    if markdown:
+        atomic_write_text(Path(markdown), compare_md.render(report))
+    return report
 
 
 def run(args) -> int:
@@ -77,24 +99,18 @@ def run(args) -> int:
     if args.skip_if_nothing and len(docs) == 1 and not (args.base or args.head) and not has_pairs(docs[0]):
         print(f"bench compare: {args.files[0]}: nothing to compare (no base/head labels, one toolchain per language)")
         return 0
-    cal = _calibration(args.calibration)
-    names = [Path(f).name for f in args.files]
-    if len(set(names)) < len(names):
-        names = list(args.files)
-    report = compare_docs(docs, names, settings_from(args, cal), args.base, args.head, cal, args.scaled)
-    if args.json:
-        out = report.to_json()
-        schema.validate(out, "compare", args.json)
-        atomic_write_text(Path(args.json), json.dumps(out, indent=1) + "\n")
-    if args.markdown:
-        atomic_write_text(Path(args.markdown), compare_md.render(report))
-    _print(report)
+    cal = load_calibration(args.calibration)
+    settings = settings_from(cal, args.alpha, args.threshold, args.memory_threshold, args.correction)
+    report = compare_and_write(docs, side_names(args.files), settings, cal, base=args.base, head=args.head,
+                               scaled=args.scaled, markdown=args.markdown, json_path=args.json)
+    print_report(report)
     if args.fail_on_regression and report.regressions:
         return 1
     return 0
 
 
-def _print(report) -> None:
+def print_report(report: Report) -> None:
+    """The verdicts as a terminal table, and the counts under it."""
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text

@@ -58,10 +58,16 @@ def _install(found: list[tools.Tool]) -> None:
 
 
 def run(args) -> int:
+    return doctor(install=args.install, stage=args.stage)
+
+
+def doctor(install: bool = False, stage: str = "all") -> int:
+    """Print the tools table (installing first what is missing, with `install`); 1 when
+    something `stage` needs is missing or unusable."""
     found = tools.check_all()
-    if args.install:
+    if install:
         # Only what the stage uses: a bench job has no use for gnuplot or a browser.
-        _install([t for t in found if args.stage in ("all", t.stage)])
+        _install([t for t in found if stage in ("all", t.stage)])
         found = tools.check_all()
     console = wide_console()  # a CI log is wider than 80 columns
     table = Table(title="bench doctor", show_lines=False)
@@ -70,7 +76,7 @@ def run(args) -> int:
     for t in found:
         if t.ok:
             status = "[green]ok[/]"
-        elif t.needed_for(args.stage):
+        elif t.needed_for(stage):
             status = "[red]MISSING[/]" if t.path is None else "[red]TOO OLD[/]"
         else:
             why = "optional" if not t.required else f"for {t.stage}"
@@ -78,7 +84,7 @@ def run(args) -> int:
         detail = t.problem or (t.version or "").replace(t.path or "\0", "").strip()
         table.add_row(t.name, status, detail, t.purpose, "" if t.ok else t.install)
     console.print(table)
-    bad = [t.name for t in found if t.needed_for(args.stage) and not t.ok]
+    bad = [t.name for t in found if t.needed_for(stage) and not t.ok]
     if bad:
         print(f"bench doctor: missing or unusable: {', '.join(bad)} (install commands above)", file=sys.stderr)
         return 1

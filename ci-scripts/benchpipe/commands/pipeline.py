@@ -2,8 +2,9 @@
 doctor -> build + run -> compare (when two toolchains of a language ran) -> history ->
 charts and site -> a local gh-pages branch and a site folder to open -> summary.
 
-Each step is the same subcommand a workflow step calls; this module only chains them,
-so a local run and CI cannot drift apart."""
+Each step calls the typed function behind the subcommand a workflow step runs (doctor,
+run, compare, publish); this module only chains them, so a local run and CI cannot drift
+apart."""
 
 from __future__ import annotations
 
@@ -12,7 +13,11 @@ import sys
 import time
 from pathlib import Path
 
-from benchpipe import ROOT, results
+from benchpipe import ROOT, publish, results
+from benchpipe.commands import compare as compare_cmd
+from benchpipe.commands import doctor as doctor_cmd
+from benchpipe.commands import publish as publish_cmd
+from benchpipe.commands import run as run_cmd
 from benchpipe.commands.catalogue import add_filter_arguments
 from benchpipe.compare import has_pairs
 from benchpipe.errors import BenchError, one_line
@@ -24,8 +29,9 @@ HELP = "run the whole pipeline locally (default: quick preset) and write the sit
 def add_arguments(p):
     p.add_argument("--preset", default="quick", help="smoke, quick, standard or full (default: quick)")
     add_filter_arguments(p)
-    p.add_argument("--go", default="local", help="Go toolchains, comma-separated (default: the go on PATH)")
-    p.add_argument("--rust", default="local", help="Rust toolchains, comma-separated (default: the cargo on PATH)")
+    p.add_argument("--go", default=run_cmd.RunOptions.go, help="Go toolchains, comma-separated (default: the go on PATH)")
+    p.add_argument("--rust", default=run_cmd.RunOptions.rust,
+                   help="Rust toolchains, comma-separated (default: the cargo on PATH)")
     p.add_argument("--runs", type=int, help="measured runs per benchmark (default: the preset's)")
     p.add_argument("--results", type=Path, help="results folder (default: results/<UTC timestamp>/)")
     p.add_argument("--pages", default=str(ROOT / ".bench" / "pages.git"),
@@ -39,51 +45,40 @@ def _step(n: int, total: int, what: str) -> float:
     return time.monotonic()
 
 
-def _forward(args, names: tuple[str, ...]) -> list[str]:
-    out = []
-    for name in names:
-        value = getattr(args, name)
-        if value is None:
-            continue
-        for item in value if isinstance(value, list) else [value]:
-            out += [f"--{name}", str(item)]
-    return out
-
-
 def run(args) -> int:
-    # Imported here: cli imports this module, and this one drives the CLI.
-    from benchpipe.cli import main as bench
-
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     out = args.results or ROOT / "results" / stamp
     started = time.monotonic()
     total = 4
 
     _step(1, total, "doctor: the tools this needs")
-    if bench(["doctor"] + ([] if args.no_install else ["--install"])) != 0:
+    if doctor_cmd.doctor(install=not args.no_install) != 0:
         raise BenchError("required tools are missing (see the table above); install them and run again")
 
     _step(2, total, f"build and run the {args.preset} preset (results in {out})")
-    run_code = bench(["run", "--preset", args.preset, "--out", str(out)]
-                     + _forward(args, ("scenario", "variant", "lang", "build", "go", "rust", "runs")))
+    options = run_cmd.RunOptions(preset=args.preset, scenario=args.scenario, variant=args.variant, lang=args.lang,
+                                 build=args.build, go=args.go, rust=args.rust, runs=args.runs, out=str(out))
+    run_code = run_cmd.run_benchmarks(options)  # 1 when a benchmark failed: still published
     results_file = out / "results.json"
-    if not results_file.is_file():
-        raise BenchError(f"the run wrote no results (exit {run_code}); see the messages above")
     doc = results.load(results_file)
 
     _step(3, total, "compare toolchains")
-    compare_code = 0
+    compare_failed = False
     if has_pairs(doc):  # two or more toolchains of a language ran
-        compare_code = bench(["compare", str(results_file), "--markdown", str(out / "compare.md"),
-                              "--json", str(out / "compare.json")])
+        cal = compare_cmd.load_calibration(None)
+        try:
+            report = compare_cmd.compare_and_write([doc], [results_file.name], compare_cmd.settings_from(cal), cal,
+                                                   markdown=out / "compare.md", json_path=out / "compare.json")
+            compare_cmd.print_report(report)
+        except BenchError as err:  # the run's results are still worth publishing
+            print(one_line(f"bench compare: {err}"), file=sys.stderr)
+            compare_failed = True
     else:
         print("one toolchain per language: nothing to compare (try --go go1.25.5,local or --rust stable,beta)",
               file=sys.stderr)
 
     _step(4, total, f"history, charts and site (local gh-pages: {args.pages})")
-    if bench(["publish", "--remote", args.pages, "--branch", "gh-pages", "--out", str(args.site),
-              str(results_file)]) != 0:
-        raise BenchError("publishing into the local gh-pages repository failed (see above)")
+    publish.publish(args.pages, "gh-pages", [results_file], out=args.site, repo_url=publish_cmd.default_repo_url())
 
     ok = sum(b["status"] == "ok" for b in doc["benchmarks"])
     failed = [b for b in doc["benchmarks"] if b["status"] == "failed"]
@@ -97,7 +92,7 @@ def run(args) -> int:
         print(one_line(f"  skipped  {b['id']}: {b.get('reason', '')}"))
     print(f"results:  {results_file.resolve()}")
     print(f"summary:  {(out / 'summary.md').resolve()}")
-    if compare_code or (out / "compare.md").exists():
+    if (out / "compare.md").exists():
         print(f"compare:  {(out / 'compare.md').resolve()}")
     print(f"site:     {(args.site / 'index.html').resolve()}")
-    return 1 if (failed or run_code or compare_code) else 0
+    return 1 if (failed or run_code or compare_failed) else 0

@@ -16,7 +16,7 @@ def add_arguments(p):
     p.add_argument("--remote", required=True, help="git remote URL or path (a missing local path becomes a bare repository)")
     p.add_argument("--branch", default="gh-pages", help="branch to publish to (default: gh-pages)")
     p.add_argument("--site-url", default="", help="public URL of the site (canonical links)")
-    p.add_argument("--repo-url", default=_default_repo_url(), help="repository URL for commit links (default: from GITHUB_*)")
+    p.add_argument("--repo-url", default=default_repo_url(), help="repository URL for commit links (default: from GITHUB_*)")
     p.add_argument("--out", type=Path, help="also write a plain copy of the published branch here (open OUT/index.html)")
     p.add_argument("--retries", type=int, default=15, help="attempts when the branch moved meanwhile (default: 15)")
     p.add_argument("--jobs", type=int, default=None, help="parallel gnuplot / change-point processes")
@@ -24,7 +24,7 @@ def add_arguments(p):
     p.add_argument("results", nargs="+", type=Path, help="results files")
 
 
-def _default_repo_url() -> str:
+def default_repo_url() -> str:
     server, repo = os.environ.get("GITHUB_SERVER_URL"), os.environ.get("GITHUB_REPOSITORY")
     return f"{server}/{repo}" if server and repo else ""
 

@@ -6,6 +6,7 @@ file per github-action-benchmark set: OS, language, channel) and DIR/summary.md.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as dt
 import os
 import shutil
@@ -24,14 +25,41 @@ NAME = "run"
 HELP = "run the benchmarks of a preset through hyperfine; writes results.json, benchmark-action/, summary.md"
 
 
+@dataclasses.dataclass(frozen=True)
+class RunOptions:
+    """What `bench run` does, typed: the command line maps onto it one to one, and
+    `bench pipeline` builds one directly."""
+    preset: str
+    scenario: list[str] | None = None  # the filters of add_filter_arguments
+    variant: list[str] | None = None
+    lang: list[str] | None = None
+    build: list[str] | None = None
+    go: str = "local"
+    rust: str = "local"
+    ab_base: str | None = None
+    source: str = str(ROOT)
+    build_dir: str = str(ROOT / ".bench" / "build")
+    manifest: str | None = None
+    runs: int | None = None
+    timeout: float | None = None
+    max_runs: int | None = None
+    out: str | None = None
+    no_summary: bool = False
+    scale: float = 1.0
+
+    @classmethod
+    def from_args(cls, args) -> RunOptions:
+        return cls(**{f.name: getattr(args, f.name) for f in dataclasses.fields(cls)})
+
+
 def add_arguments(p):
     p.add_argument("--preset", required=True, help="smoke, quick, standard or full")
     add_filter_arguments(p)
-    p.add_argument("--go", default="local", help="Go toolchains, comma-separated (default: local = the go on PATH)")
-    p.add_argument("--rust", default="local", help="Rust toolchains: stable, beta, nightly, 1.90.0, local (default)")
+    p.add_argument("--go", default=RunOptions.go, help="Go toolchains, comma-separated (default: local = the go on PATH)")
+    p.add_argument("--rust", default=RunOptions.rust, help="Rust toolchains: stable, beta, nightly, 1.90.0, local (default)")
     p.add_argument("--ab-base", metavar="DIR", help="a checkout of the base commit: run base and head interleaved")
-    p.add_argument("--source", default=str(ROOT), help="the head checkout (default: this one)")
-    p.add_argument("--build-dir", default=str(ROOT / ".bench" / "build"), help="where builds go (default: .bench/build)")
+    p.add_argument("--source", default=RunOptions.source, help="the head checkout (default: this one)")
+    p.add_argument("--build-dir", default=RunOptions.build_dir, help="where builds go (default: .bench/build)")
     p.add_argument("--manifest", help="use the programs of this build manifest instead of building")
     p.add_argument("--runs", type=int, help="measured runs per benchmark (default: the preset's)")
     p.add_argument("--timeout", type=float, help="wall-clock limit per benchmark in seconds (default: the preset's)")
@@ -40,7 +68,7 @@ def add_arguments(p):
                         "rounds while a comparison is undecided, up to N (default: 3 x --runs; = --runs: fixed)")
     p.add_argument("--out", help="output folder (default: results/<UTC timestamp>/)")
     p.add_argument("--no-summary", action="store_true", help="do not print the summary table at the end")
-    p.add_argument("--scale", type=float, default=1.0, metavar="F",
+    p.add_argument("--scale", type=float, default=RunOptions.scale, metavar="F",
                    help="multiply every scenario's size parameter by F (e.g. 1.05: a known 5%% heavier "
                         "workload, to check what `compare` detects against an unscaled run)")
 
@@ -61,20 +89,20 @@ def check_out_dir(out: Path) -> bool:
     return created
 
 
-def _builds(args, specs, cat) -> tuple[list[toolchains.Built], bool]:
-    if args.manifest:
-        built = toolchains.read_manifest(Path(args.manifest))
+def _builds(opts: RunOptions, specs, cat) -> tuple[list[toolchains.Built], bool]:
+    if opts.manifest:
+        built = toolchains.read_manifest(Path(opts.manifest))
         labels = {b.label for b in built}
         return built, len(labels) > 1
     langs = {s.build.lang for s in specs}
-    go = toolchains.parse_list(args.go, "go") if "go" in langs else []
-    rust = toolchains.parse_list(args.rust, "rust") if "rust" in langs else []
-    out = Path(args.build_dir)
-    built = toolchains.build_all(cat, Path(args.source), out, go, rust, "head")
-    if args.ab_base:
-        built = toolchains.build_all(cat, Path(args.ab_base), out, go, rust, "base") + built
+    go = toolchains.parse_list(opts.go, "go") if "go" in langs else []
+    rust = toolchains.parse_list(opts.rust, "rust") if "rust" in langs else []
+    out = Path(opts.build_dir)
+    built = toolchains.build_all(cat, Path(opts.source), out, go, rust, "head")
+    if opts.ab_base:
+        built = toolchains.build_all(cat, Path(opts.ab_base), out, go, rust, "base") + built
     toolchains.write_manifest(out, built)
-    return built, bool(args.ab_base)
+    return built, bool(opts.ab_base)
 
 
 def _check_sides(built: list[toolchains.Built]) -> None:
@@ -87,29 +115,35 @@ def _check_sides(built: list[toolchains.Built]) -> None:
 
 
 def run(args) -> int:
+    return run_benchmarks(RunOptions.from_args(args))
+
+
+def run_benchmarks(opts: RunOptions) -> int:
+    """Build, run and write the results folder; 0 when nothing failed, 1 otherwise.
+    Bad options raise UsageError before anything is built."""
     cat = catalogue.load()
-    preset = cat.preset(args.preset)
-    specs = select(cat, args.preset, args)
+    preset = cat.preset(opts.preset)
+    specs = select(cat, opts.preset, opts)
     if not specs:
         raise UsageError("the filters select no benchmark")
-    if not (0 < args.scale <= 1000):
-        raise UsageError(f"--scale must be a number above 0 (and at most 1000), not {args.scale:g}")
-    if args.scale != 1:
-        specs = calibration.scale_specs(specs, args.scale)
+    if not (0 < opts.scale <= 1000):
+        raise UsageError(f"--scale must be a number above 0 (and at most 1000), not {opts.scale:g}")
+    if opts.scale != 1:
+        specs = calibration.scale_specs(specs, opts.scale)
     # Validate toolchain names before building anything.
-    toolchains.parse_list(args.go, "go")
-    toolchains.parse_list(args.rust, "rust")
-    if args.runs is not None and args.runs < 1:
+    toolchains.parse_list(opts.go, "go")
+    toolchains.parse_list(opts.rust, "rust")
+    if opts.runs is not None and opts.runs < 1:
         raise UsageError("--runs must be >= 1")
-    if args.max_runs is not None and args.max_runs < (args.runs or preset.runs):
+    if opts.max_runs is not None and opts.max_runs < (opts.runs or preset.runs):
         raise UsageError("--max-runs must be at least --runs (the preset's runs when not given)")
-    if args.ab_base and not Path(args.ab_base).is_dir():
-        raise UsageError(f"--ab-base {args.ab_base}: no such directory")
+    if opts.ab_base and not Path(opts.ab_base).is_dir():
+        raise UsageError(f"--ab-base {opts.ab_base}: no such directory")
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    out = Path(args.out) if args.out else ROOT / "results" / stamp
+    out = Path(opts.out) if opts.out else ROOT / "results" / stamp
     created = check_out_dir(out)
     try:
-        return _run(args, cat, preset, specs, out)
+        return _run(opts, cat, preset, specs, out)
     except BaseException:
         if created:  # a run that stopped early leaves no empty results folder behind
             try:
@@ -119,14 +153,14 @@ def run(args) -> int:
         raise
 
 
-def _run(args, cat, preset, specs, out: Path) -> int:
+def _run(opts: RunOptions, cat, preset, specs, out: Path) -> int:
     hf_path = tools.require("hyperfine")
     hf_version = hyperfine.version(hf_path)
 
-    built, ab = _builds(args, specs, cat)
+    built, ab = _builds(opts, specs, cat)
     _check_sides(built)
-    runs = args.runs or preset.runs
-    timeout_s = args.timeout or preset.timeout_s
+    runs = opts.runs or preset.runs
+    timeout_s = opts.timeout or preset.timeout_s
 
     workroot = runner.new_workroot()
     started = time.monotonic()
@@ -142,7 +176,7 @@ def _run(args, cat, preset, specs, out: Path) -> int:
         # group is killed and a throwaway MySQL server stopped on the way out.
         # The report will test every metric of every side against its group's first.
         tests = sum(len(g) - 1 for g in runner.groups(jobs)) * len(compare.METRICS)
-        seq = runner.sequential_design(runs, args.max_runs or 3 * runs, tests=tests)
+        seq = runner.sequential_design(runs, opts.max_runs or 3 * runs, tests=tests)
         interleaved = tests > 0
         with mysqlserver.sigterm_as_interrupt():
             code = _run_jobs(jobs, preset, runs, timeout_s, hf_path, seq)
@@ -155,10 +189,10 @@ def _run(args, cat, preset, specs, out: Path) -> int:
 
     labels = {b.label: b.commit for b in built} if ab else None
     tcs = {b.toolchain: b.version for b in built}
-    env = envinfo.collect(preset=args.preset, source=Path(args.source), toolchains=tcs,
+    env = envinfo.collect(preset=opts.preset, source=Path(opts.source), toolchains=tcs,
                           hyperfine_version=hf_version, labels=labels)
-    if args.scale != 1:
-        env["scale"] = args.scale
+    if opts.scale != 1:
+        env["scale"] = opts.scale
     if seq and interleaved:
         env["sequential"] = seq.to_json()
     doc = runner.document(env, jobs)
@@ -168,7 +202,7 @@ def _run(args, cat, preset, specs, out: Path) -> int:
     fsutil.atomic_write_text(out / "summary.md", md)
     # The job summary has one writer, the workflow's Summary step (`bench summary
     # --markdown "$GITHUB_STEP_SUMMARY"`): writing it here too showed the table twice.
-    if not args.no_summary:
+    if not opts.no_summary:
         summary.print_terminal(doc, summary.console())
     failed = sum(j.status == "failed" for j in jobs)
     skipped = sum(j.status == "skipped" for j in jobs)
