@@ -1,6 +1,7 @@
 """The Windows builds, built here and run under Wine (issue 14, item 7): gobench for
 windows/amd64 (the lean program without cgo, gobench-sql with cgo through mingw-w64) and
-rsbench / rsbench-mimalloc for x86_64-pc-windows-gnu. Every scenario at smoke size,
+rsbench / rsbench-mimalloc for x86_64-pc-windows-gnu. Every scenario at smoke size
+(mysql against the tests' MariaDB server on 127.0.0.1),
 every variant of every build: exit 0, the same checksums as the Linux builds, the
 program's own peak memory (GetProcessMemoryInfo) non-zero, the record saying windows.
 
@@ -102,8 +103,21 @@ def _windows_record(rec: dict) -> None:
 @pytest.mark.parametrize("scenario", ["hashmap", "fanout", "cpu", "sleep", "files-read", "files-rw", "sqlite"])
 def test_windows_builds_under_wine_give_the_linux_checksums(cat, programs, windows_programs, wine_env, scenario,
                                                             tmp_path):
+    _linux_and_windows_agree(cat, programs, windows_programs, scenario, tmp_path, os.environ, wine_env)
+
+
+def test_windows_builds_under_wine_give_the_linux_checksums_mysql(cat, programs, windows_programs, wine_env, mysql_dsn,
+                                                                  tmp_path):
+    """The Windows programs reach the Linux MariaDB server over TCP on 127.0.0.1, as the
+    workflows' Windows leg reaches a server on the runner."""
+    dsn = {"BENCH_MYSQL_DSN": mysql_dsn}
+    _linux_and_windows_agree(cat, programs, windows_programs, "mysql", tmp_path, {**os.environ, **dsn},
+                             {**wine_env, **dsn})
+
+
+def _linux_and_windows_agree(cat, programs, windows_programs, scenario, tmp_path, linux_env, wine_env):
     (tmp_path / "linux").mkdir()
-    linux = checksums(cat, programs, scenario, tmp_path / "linux", dict(os.environ))
+    linux = checksums(cat, programs, scenario, tmp_path / "linux", dict(linux_env))
     # files-rw: Wine loses an append now and then (test_wine_itself_loses_concurrent_appends),
     # so a mismatch there gets two more tries; anything else must match the first time.
     for attempt in range(3 if scenario == "files-rw" else 1):
