@@ -15,7 +15,8 @@ def test_pipeline_end_to_end(tmp_path):
     out, pages, site = tmp_path / "results", tmp_path / "pages.git", tmp_path / "site"
     proc = run_bench("pipeline", "--preset", "smoke", "--scenario", "cpu", "--variant", "goroutines",
                      "--go", "local,go1.25.5", "--lang", "go", "--runs", "3",
-                     "--results", out, "--pages", pages, "--site", site, "--no-install", timeout=1200)
+                     "--results", out, "--pages", pages, "--site", site, "--build-dir", tmp_path / "build",
+                     "--no-install", timeout=1200)
     assert proc.returncode == 0, proc.stderr[-3000:]
     for step in ("[1/4] doctor", "[2/4] build and run", "[3/4] compare", "[4/4] history"):
         assert step in proc.stderr, step

@@ -34,6 +34,7 @@ def add_arguments(p):
                    help="Rust toolchains, comma-separated (default: the cargo on PATH)")
     p.add_argument("--runs", type=int, help="measured runs per benchmark (default: the preset's)")
     p.add_argument("--results", type=Path, help="results folder (default: results/<UTC timestamp>/)")
+    p.add_argument("--build-dir", default=run_cmd.RunOptions.build_dir, help="where builds go (default: .bench/build)")
     p.add_argument("--pages", default=str(ROOT / ".bench" / "pages.git"),
                    help="the local gh-pages repository the history accumulates in (default: .bench/pages.git)")
     p.add_argument("--site", type=Path, default=ROOT / "site", help="where the site is written (default: ./site)")
@@ -57,7 +58,8 @@ def run(args) -> int:
 
     _step(2, total, f"build and run the {args.preset} preset (results in {out})")
     options = run_cmd.RunOptions(preset=args.preset, scenario=args.scenario, variant=args.variant, lang=args.lang,
-                                 build=args.build, go=args.go, rust=args.rust, runs=args.runs, out=str(out))
+                                 build=args.build, go=args.go, rust=args.rust, runs=args.runs, out=str(out),
+                                 build_dir=args.build_dir)
     run_code = run_cmd.run_benchmarks(options)  # 1 when a benchmark failed: still published
     results_file = out / "results.json"
     doc = results.load(results_file)
