@@ -4,7 +4,8 @@ one process per core), SVG for the pages and PNG for the overview thumbnails.
 
 Kinds of chart (all named under charts/<scenario>/):
   bars-<os>-<size>.svg          Go against Rust at one size: a bar per benchmark, panels for the
-                                timed window, p99 task latency and peak memory (PNG: thumbnail)
+                                timed window, p99 task latency and peak memory (PNG: thumbnail;
+                                bars-<os>-<size>-narrow.svg: the same stacked, for phones)
   size-<os>-<time|memory>.svg   the same against the size, log-log (two sizes or more)
   trend-<os>-<family>.svg       one benchmark over commits, a line per channel: median, 95% CI
                                 band, change points, and a grey mark where a channel moved
@@ -79,6 +80,18 @@ class Chart:
     png: bool = False   # also a PNG (overview thumbnails)
     width: int = 760
     height: int = 420
+    narrow: Chart | None = None  # the same at phone width: charts/<name>-narrow.svg
+
+    def outputs(self, outdir: Path) -> list[tuple[str, Path, str]]:
+        """(gnuplot terminal, file, script) of every file this chart is drawn into."""
+        out = [(f"set terminal svg size {self.width},{self.height} dynamic font '{FONT}' background rgb 'white'",
+                outdir / f"{self.name}.svg", self.script)]
+        if self.png:
+            out.append((f"set terminal pngcairo size {self.width},{self.height} font '{FONT}' background rgb 'white'",
+                        outdir / f"{self.name}.png", self.script))
+        if self.narrow:
+            out += self.narrow.outputs(outdir)
+        return out
 
 
 def _mib(x: float) -> float:
@@ -205,8 +218,16 @@ def _nice_step(span: float, ticks: int = 4) -> float:
     return next(m * base for m in (1, 2, 5, 10) if m * base >= raw)
 
 
+BAR_NOTE = ("median of the runs, whiskers: 95% CI;",
+            "timed window: the scenario clock (setup and start-up excluded); latency: task sojourn p99")
+NARROW_WIDTH = 380  # phone width: a 390 px screen shows it at about 340 px, type at 0.9 of its size
+
+
 def _bar_chart(name: str, rows: list, datadir: Path, title: str, png: bool) -> Chart:
-    ys, y, last = [], 0.0, None
+    """The wide chart (panels side by side, labels on the left), with its phone-width
+    twin (panels stacked, each label above its bar) as `narrow`."""
+    ys, last = [], None
+    y = 0.0
     for group, _label, _e in rows:
         if last is not None and group != last:
             y += 0.5  # a gap between a Go variant's group and the next
@@ -229,39 +250,76 @@ def _bar_chart(name: str, rows: list, datadir: Path, title: str, png: bool) -> C
         blocks.append("\n".join(f"{yy:g} {v[0]:.6g} {v[1]:.6g} {v[2]:.6g} {c}"
                                  for yy, v, c in zip(ys, vals, colours) if v is not None) or "0 0 0 0 0")
     fname.write_text("\n\n\n".join(blocks) + "\n", encoding="utf-8")
+    labels = [label for _, label, _ in rows]
+    wide = _bars_wide(name, gq(str(fname)), title, ys, labels, panels, png)
+    wide.narrow = _bars_narrow(f"{name}-narrow", gq(str(fname)), title, ys, labels, panels)
+    return wide
 
+
+def _bar_panel_axis(vals) -> list[str]:
+    hi = max((v[2] for v in vals if v is not None), default=1.0) or 1.0
+    return [f"set xrange [0:{hi * 1.32:.6g}]", f"set xtics {_nice_step(hi * 1.32):.6g}"]
+
+
+def _bar_plot(f: str, i: int, dy: float = 0.0, half: float = 0.38) -> str:
+    """Panel i's bars (median, colour per build), 95% whiskers and values; bars centred
+    dy below their row."""
+    yc = f"($1+{dy:g})"
+    return (f"plot {f} index {i} using ($2/2):{yc}:(0):2:($1+{dy - half:g}):($1+{dy + half:g}):5 "
+            f"with boxxyerror lc rgb variable, \\\n"
+            f"     {f} index {i} using 2:{yc}:3:4 with xerrorbars lc rgb '#333333' pt -1 lw 1, \\\n"
+            f"     {f} index {i} using 4:{yc}:(sprintf(' %.3g', $2)) with labels left font ',8' tc rgb '#333333'")
+
+
+def _bars_wide(name: str, f: str, title: str, ys: list, labels: list, panels: list, png: bool) -> Chart:
     width = 900
-    height = max(240, 130 + 24 * len(rows) + int(12 * (ys[-1] + 1 - len(rows))))
-    longest = max(len(label) for _, label, _ in rows)
-    left = min(0.45, (longest * 7.6 + 20) / width)
+    height = max(240, 130 + 24 * len(ys) + int(12 * (ys[-1] + 1 - len(ys))))
+    left = min(0.45, (max(map(len, labels)) * 7.6 + 20) / width)
     gap = 0.03
     pw = (0.985 - left - gap * (len(panels) - 1)) / len(panels)
     top, bottom = 1 - 62 / height, 62 / height
-    f = gq(str(fname))
     lines = [
         f"set multiplot title {gq(title)} noenhanced",
-        f"set label 1 {gq('median of the runs, whiskers: 95% CI; timed window: the scenario clock (setup and start-up excluded); latency: task sojourn p99')} "
-        f"at screen 0.5, screen {1 - 40 / height:.4f} center font ',9' tc rgb '{GREY}' noenhanced",
+        f"set label 1 {gq(' '.join(BAR_NOTE))} at screen 0.5, screen {1 - 40 / height:.4f} center font ',9' tc rgb '{GREY}' noenhanced",
         f"set yrange [{ys[-1] + 0.7:g}:-0.7]", "set style fill solid 0.85 noborder",
         "set grid xtics lc rgb '#dddddd'", "set xtics nomirror font ',9'", "set ytics nomirror scale 0",
         f"set tmargin at screen {top:.4f}", f"set bmargin at screen {bottom:.4f}", "set key off",
-        "set ytics (" + ", ".join(f"{gq(label)} {yy:g}" for yy, (_, label, _) in zip(ys, rows)) + ")",
+        "set ytics (" + ", ".join(f"{gq(label)} {yy:g}" for yy, label in zip(ys, labels)) + ")",
     ]
     for i, (what, unit_, vals) in enumerate(panels):
-        hi = max((v[2] for v in vals if v is not None), default=1.0) or 1.0
         x0 = left + i * (pw + gap)
-        lines += [
-            f"set lmargin at screen {x0:.4f}", f"set rmargin at screen {x0 + pw:.4f}",
-            f"set xrange [0:{hi * 1.32:.6g}]", f"set xtics {_nice_step(hi * 1.32):.6g}",
-            f"set xlabel {gq(f'{what} ({unit_})')} noenhanced",
-            f"plot {f} index {i} using ($2/2):1:(0):2:($1-0.38):($1+0.38):5 with boxxyerror lc rgb variable, \\",
-            f"     {f} index {i} using 2:1:3:4 with xerrorbars lc rgb '#333333' pt -1 lw 1, \\",
-            f"     {f} index {i} using 4:1:(sprintf(' %.3g', $2)) with labels left font ',8' tc rgb '#333333'",
-        ]
+        lines += [f"set lmargin at screen {x0:.4f}", f"set rmargin at screen {x0 + pw:.4f}", *_bar_panel_axis(vals),
+                  f"set xlabel {gq(f'{what} ({unit_})')} noenhanced", _bar_plot(f, i)]
         if i == 0:
             lines += ["set ytics format ''", "set ytics (" + ", ".join(f"'' {yy:g}" for yy in ys) + ")", "unset label 1"]
     lines.append("unset multiplot")
     return Chart(name, "\n".join(lines), png=png, width=width, height=height)
+
+
+def _bars_narrow(name: str, f: str, title: str, ys: list, labels: list, panels: list) -> Chart:
+    """Phone width: the panels one under another, full width, each bar's label on a line
+    above it, so no type has to shrink to fit a 900-unit-wide chart into a phone."""
+    row, head, foot = 30, 62, 44   # px per row unit, title and note, x axis of a panel
+    span = ys[-1] + 1.35           # y units per panel: rows, gaps and the first label
+    panel_h = row * span + foot
+    height = int(head + len(panels) * (panel_h + 8))
+    lines = [f"set multiplot title {gq(title)} noenhanced font ',11'", "set style fill solid 0.85 noborder",
+             "set grid xtics lc rgb '#dddddd'", "set xtics nomirror font ',9'", "unset ytics", "set key off",
+             f"set lmargin at screen {8 / NARROW_WIDTH:.4f}", f"set rmargin at screen {1 - 8 / NARROW_WIDTH:.4f}",
+             f"set yrange [{ys[-1] + 0.6:g}:-0.75]"]
+    notes = [f"set label {101 + n} {gq(text)} at screen 0.5, screen {1 - (30 + 12 * n) / height:.4f} center "
+             f"font ',8' tc rgb '{GREY}' noenhanced" for n, text in enumerate(BAR_NOTE)]
+    for i, (what, unit_, vals) in enumerate(panels):
+        top = head + i * (panel_h + 8)
+        lines += [f"set tmargin at screen {1 - top / height:.4f}",
+                  f"set bmargin at screen {1 - (top + row * span) / height:.4f}",
+                  *_bar_panel_axis(vals), f"set xlabel {gq(f'{what} ({unit_})')} noenhanced offset 0,0.4", "unset label",
+                  *(notes if i == 0 else [])]
+        lines += [f"set label {n + 1} {gq(label)} at graph 0.01, first {yy - 0.3:g} left font ',9' front noenhanced"
+                  for n, (yy, label) in enumerate(zip(ys, labels))]
+        lines.append(_bar_plot(f, i, dy=0.18, half=0.22))
+    lines.append("unset multiplot")
+    return Chart(name, "\n".join(lines), width=NARROW_WIDTH, height=height)
 
 
 def _date_format(dates) -> str:
@@ -423,14 +481,9 @@ def render(charts: list[Chart], outdir: Path, workdir: Path, jobs: int | None = 
     for n, chunk in enumerate(chunks):
         lines = ["set encoding utf8", "set termoption noenhanced"]
         for c in chunk:
-            target = outdir / f"{c.name}.svg"
-            target.parent.mkdir(parents=True, exist_ok=True)
-            outs = [(f"set terminal svg size {c.width},{c.height} dynamic font '{FONT}' background rgb 'white'", target)]
-            if c.png:
-                outs.append((f"set terminal pngcairo size {c.width},{c.height} font '{FONT}' background rgb 'white'",
-                             outdir / f"{c.name}.png"))
-            for term, path in outs:
-                lines += ["reset", term, f"set output {gq(str(path))}", c.script, "unset output"]
+            for term, path, script in c.outputs(outdir):
+                path.parent.mkdir(parents=True, exist_ok=True)
+                lines += ["reset", term, f"set output {gq(str(path))}", script, "unset output"]
                 written.append(path.relative_to(outdir).as_posix())
         script = workdir / f"charts-{n}.gp"
         script.write_text("\n".join(lines) + "\n", encoding="utf-8")

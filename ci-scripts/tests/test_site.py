@@ -30,7 +30,9 @@ def test_pages_and_charts(built):
     for kind in ("bars", "size", "trend", "toolchains"):
         assert rep.charts[kind], kind
     svgs = list((out / "charts").rglob("*.svg"))
-    assert len(svgs) == sum(len(v) for v in rep.charts.values())
+    # every chart once, and each bar chart's stacked phone twin (-narrow.svg) beside it
+    assert len(svgs) == sum(len(v) for v in rep.charts.values()) + len(rep.charts["bars"])
+    assert all((out / "charts" / f"{c}-narrow.svg").is_file() for c in rep.charts["bars"])
     for svg in svgs:
         text = svg.read_text()
         assert text.lstrip().startswith("<?xml") and "<svg" in text and "</svg>" in text, svg
@@ -48,6 +50,12 @@ def test_pages_and_charts(built):
     sleep_bars = (out / f"charts/{[c for c in rep.charts['bars'] if c.startswith('sleep/bars-linux-')][0]}.svg").read_text()
     for label in ("timed window (ms)", "p99 task latency", "peak memory (MiB)", "Go goroutines", "Rust (mimalloc) tokio"):
         assert label in sleep_bars, label
+    # the phone twin: the same panels and labels, stacked in a chart 380 wide
+    narrow = (out / f"charts/{[c for c in rep.charts['bars'] if c.startswith('sleep/bars-linux-')][0]}-narrow.svg").read_text()
+    assert 'viewBox="0 0 380 ' in narrow
+    for label in ("timed window (ms)", "p99 task latency", "peak memory (MiB)", "Go goroutines", "Rust (mimalloc) tokio",
+                  "median of the runs, whiskers: 95% CI"):
+        assert label in narrow, label
     # against the size only where the latest runs have two sizes or more
     for os_ in ("linux", "windows"):
         for metric in ("time", "memory"):

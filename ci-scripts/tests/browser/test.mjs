@@ -4,7 +4,9 @@
 // HTML (<script>alert(1)</script>) is shown as text without any dialog firing.
 //
 // Then every page again at phone width (390 px): nothing wider than the screen except
-// inside the tables' own scroll boxes, and no two pieces of text drawn over each other.
+// inside the tables' own scroll boxes, and no two pieces of text drawn over each other;
+// the Go-against-Rust bar charts are their stacked phone twins (-narrow.svg), drawn at
+// 0.8 of their size or more (the wide ones would shrink their type to 0.4).
 //
 //   node test.mjs SITE_DIR [--xss TEXT] [--screenshot FILE] [--shots DIR] [--timing-only] [--page NAME]
 //
@@ -186,6 +188,18 @@ function layoutProblems() {
   return out.slice(0, 3).concat(wide.slice(0, 3));
 }
 
+// The bar charts a page shows: which file the browser picked, and the scale it is drawn at
+// (shown width over the SVG's own width, from its viewBox).
+async function chartScales(page) {
+  const shown = await page.evaluate(() => Array.from(document.querySelectorAll('figure.chart[data-kind="bars"] img'))
+    .filter((img) => img.offsetParent !== null)
+    .map((img) => ({ src: decodeURIComponent(new URL(img.currentSrc).pathname), width: img.getBoundingClientRect().width })));
+  return shown.map(({ src, width }) => {
+    const box = /viewBox="0 0 ([0-9.]+) /.exec(fs.readFileSync(src, "utf8"));
+    return { file: path.basename(src), scale: box ? width / Number(box[1]) : 0 };
+  });
+}
+
 if (!timingOnly) {
   // 1400 px was checked above, on the pages already open; phone width needs a context of its own
   const ctx = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 1 });
@@ -200,6 +214,11 @@ if (!timingOnly) {
     const problems = await page.evaluate(layoutProblems);
     (summary.layout ||= {})[`${name}@390`] = problems.length;
     for (const p of problems.concat(errors)) fail(`${name} at 390 px: ${p}`);
+    for (const c of await chartScales(page)) {
+      (summary.bar_chart_scale_390 ||= {})[c.file] = Number(c.scale.toFixed(2));
+      if (!c.file.endsWith("-narrow.svg")) fail(`${name} at 390 px: the bar chart shown is ${c.file}, not its phone twin`);
+      else if (c.scale < 0.8) fail(`${name} at 390 px: ${c.file} is drawn at ${c.scale.toFixed(2)} of its size (type too small)`);
+    }
     if (shots) await page.screenshot({ path: path.join(shots, name.replace(/\.html$/, "") + "-390.png"), fullPage: true });
     await page.close();
   }
