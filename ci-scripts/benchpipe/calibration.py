@@ -1,7 +1,7 @@
 """Calibration: what this machine can detect. For each benchmark family, repeated
 rounds of A against A (the same build and workload: every flag is a false alarm) and A
-against B (the same scenario with its size parameter scaled by `factor`: every miss is a
-missed regression). One engine: the three sides are measured exactly as `bench run`
+against B (the same scenario with its scale parameter multiplied by `factor`, so that its
+timed window is that much longer: every miss is a missed regression). One engine: the three sides are measured exactly as `bench run`
 measures an A/B run (runner.run_group: interleaved rounds, fresh program copies, the
 programs' own records) and judged exactly as `bench compare` judges it
 (compare.compare_bench, paired, on the timed window, the CPU time inside it and peak
@@ -10,8 +10,10 @@ at that factor and the noise of the runner; `compare` quotes it and takes its
 recommended thresholds as defaults.
 
 `scale_specs(specs, factor)` is also what `bench run --scale F` uses to make a heavier
-(or lighter) workload: it multiplies each scenario's `size` parameter (catalogue
-Scenario.size), rounding integer parameters and keeping them >= the parameter's min.
+(or lighter) workload: it multiplies each scenario's `scale` parameter (catalogue
+Scenario.scale: the one the timed window grows in proportion to; the size parameter unless
+the catalogue says otherwise), rounding integer parameters and keeping them >= the
+parameter's min.
 """
 
 from __future__ import annotations
@@ -40,12 +42,13 @@ DEFAULT_PATH = "calibration.json"
 # ---------------------------------------------------------------- scaling (also for `run --scale`)
 
 def scale_params(scenario, params: dict, factor: float) -> dict:
-    """params with the scenario's size parameter multiplied by factor (ints rounded, >= min)."""
-    name = scenario.size
+    """params with the scenario's scale parameter (Scenario.scale, the one its timed window
+    grows in proportion to) multiplied by factor (ints rounded, >= min)."""
+    name = scenario.scale
     param = scenario.params[name]
     value = params.get(name, param.default)
     if not isinstance(value, (int, float)) or isinstance(value, bool):
-        raise BenchError(f"{scenario.name}: size parameter {name} = {value!r} cannot be scaled")
+        raise BenchError(f"{scenario.name}: scale parameter {name} = {value!r} cannot be scaled")
     new = value * factor
     if param.type == "int":
         new = int(round(new))
@@ -55,7 +58,7 @@ def scale_params(scenario, params: dict, factor: float) -> dict:
 
 
 def scaled_params(spec: BenchSpec, factor: float) -> dict:
-    """The spec's params with the size parameter scaled (see scale_params)."""
+    """The spec's params with the scale parameter scaled (see scale_params)."""
     return scale_params(spec.scenario, spec.params, factor)
 
 
@@ -65,7 +68,7 @@ def scale_key(key: dict, factor: float, cat=None) -> dict:
     from benchpipe import catalogue
     cat = cat or catalogue.load()
     sc = cat.scenarios.get(key["scenario"])
-    if sc is None or sc.size not in key["params"]:
+    if sc is None or sc.scale not in key["params"]:
         return key
     return {**key, "params": scale_params(sc, key["params"], factor)}
 
@@ -75,15 +78,15 @@ def scale_spec(spec: BenchSpec, factor: float) -> BenchSpec:
 
 
 def scale_specs(specs: list[BenchSpec], factor: float) -> list[BenchSpec]:
-    """Every spec with its scenario's size parameter scaled by factor (pure function)."""
+    """Every spec with its scenario's scale parameter scaled by factor (pure function)."""
     if not (factor > 0 and math.isfinite(factor)):
         raise BenchError(f"scale factor must be a positive number, not {factor!r}")
     return [scale_spec(s, factor) for s in specs]
 
 
 def effective_factor(spec: BenchSpec, scaled: BenchSpec) -> float:
-    """The size ratio really obtained after rounding (e.g. 16 tasks * 1.05 -> 17: 1.0625)."""
-    name = spec.scenario.size
+    """The ratio really obtained after rounding (e.g. 16 tasks * 1.05 -> 17: 1.0625)."""
+    name = spec.scenario.scale
     return scaled.params[name] / spec.params[name]
 
 

@@ -111,6 +111,7 @@ class Scenario:
     pairs: dict[str, str] = field(default_factory=dict)            # rust variant -> go variant
     only: dict[str, dict[str, tuple]] = field(default_factory=dict)  # variant -> param -> allowed values
     run_s: dict[str, float] = field(default_factory=dict)  # preset -> rough seconds per run (bench matrix)
+    scale: str = ""  # the parameter the timed window grows in proportion to (`calibrate`, `run --scale`)
 
     def allows(self, variant: str, params: dict) -> bool:
         """False where `only.<variant>` rules these params out."""
@@ -255,6 +256,9 @@ def _parse(raw: dict, path: Path) -> Catalogue:
             grids[preset] = {k: tuple(v) for k, v in grid.items()}
         if s["size"] not in params:
             raise ValueError(f"scenario {name}: size parameter {s['size']!r} is not a parameter")
+        scale = s.get("scale", s["size"])
+        if scale not in params or params[scale].type not in ("int", "float"):
+            raise ValueError(f"scenario {name}: scale parameter {scale!r} is not a numeric parameter")
         variants = {lang: tuple(v) for lang, v in s["variants"].items()}
         pairs = dict(s.get("pairs", {}))
         for rv in variants.get("rust", ()):
@@ -274,6 +278,6 @@ def _parse(raw: dict, path: Path) -> Catalogue:
         scenarios[name] = Scenario(
             name, s["title"], tuple(s["seeds"]), bool(s["setup"]), s["size"],
             variants, params, grids, pairs, only,
-            {k: float(v) for k, v in s.get("run_s", {}).items()},
+            {k: float(v) for k, v in s.get("run_s", {}).items()}, scale,
         )
     return Catalogue(presets, builds, scenarios, path)

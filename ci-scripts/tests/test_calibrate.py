@@ -21,29 +21,44 @@ def spec_of(cat, scenario, **params):
                 if all(s.params[k] == v for k, v in params.items()))
 
 
-def test_scale_specs_scales_the_size_parameter_only(cat):
-    specs = cat.benchmarks("quick", scenarios=["cpu", "fanout"], langs=["go"])
+def test_scale_specs_scales_the_scale_parameter_only(cat):
+    specs = cat.benchmarks("quick", scenarios=["cpu", "fanout", "sleep"], langs=["go"])
     scaled = calibration.scale_specs(specs, 1.5)
     for s, t in zip(specs, scaled):
-        size = s.scenario.size
-        assert t.params[size] == round(s.params[size] * 1.5)
-        assert {k: v for k, v in t.params.items() if k != size} == {k: v for k, v in s.params.items() if k != size}
+        name = s.scenario.scale
+        assert t.params[name] == round(s.params[name] * 1.5)
+        assert {k: v for k, v in t.params.items() if k != name} == {k: v for k, v in s.params.items() if k != name}
         assert (t.scenario, t.variant, t.build) == (s.scenario, s.variant, s.build)
     assert specs[0].params != scaled[0].params  # the originals are untouched (pure function)
     assert calibration.scale_specs(specs, 1.5)[0].params == scaled[0].params
 
 
-def test_scaling_rounds_and_respects_min(cat):
-    cpu = spec_of(cat, "cpu", threads=1)                      # tasks = 16
-    assert cpu.params["tasks"] == 16
+def test_scale_is_what_lengthens_the_window(cat):
+    """The slowdown `calibrate` makes must be one: sleep's window is its longest sleep
+    (1,050 tasks sleep no longer than 1,000), cpu's tasks run in rounds of `threads`
+    (16 -> 17 tasks on 2 threads is x1.125, not x1.0625): both scale their per-task work."""
+    assert cat.scenarios["sleep"].scale == "max_sleep_ms" and cat.scenarios["cpu"].scale == "items"
+    assert cat.scenarios["hashmap"].scale == cat.scenarios["hashmap"].size == "tasks"
+    cpu = spec_of(cat, "cpu", threads=2)
     up = calibration.scale_spec(cpu, 1.05)
-    assert up.params["tasks"] == 17
-    assert calibration.effective_factor(cpu, up) == pytest.approx(17 / 16)
-    assert calibration.scale_spec(cpu, 0.001).params["tasks"] == 1   # min = 1
+    assert up.params["tasks"] == cpu.params["tasks"] and up.params["threads"] == 2
+    assert calibration.effective_factor(cpu, up) == pytest.approx(1.05)
+    sleep = cat.benchmarks("quick", scenarios=["sleep"], langs=["go"])[0]
+    up = calibration.scale_spec(sleep, 1.05)
+    assert (up.params["tasks"], up.params["max_sleep_ms"]) == (sleep.params["tasks"], 315)
+
+
+def test_scaling_rounds_and_respects_min(cat):
+    sql = cat.benchmarks("quick", scenarios=["sqlite"], langs=["go"])[0]   # tasks = 100
+    assert sql.params["tasks"] == 100
+    up = calibration.scale_spec(sql, 1.052)
+    assert up.params["tasks"] == 105
+    assert calibration.effective_factor(sql, up) == pytest.approx(1.05)
+    assert calibration.scale_spec(sql, 0.001).params["tasks"] == 1   # min = 1
     with pytest.raises(BenchError):
-        calibration.scale_specs([cpu], 0)
+        calibration.scale_specs([sql], 0)
     with pytest.raises(BenchError):
-        calibration.scale_specs([cpu], float("nan"))
+        calibration.scale_specs([sql], float("nan"))
 
 
 def test_scale_key(cat):
@@ -157,3 +172,15 @@ def test_threshold_replay_and_recommendation():
     old = calibration.summarise([{"aa": {"comparisons": 1, "flagged": 0, "ratios": [1.0]},
                                   "ab": {"comparisons": 1, "flagged": 0, "ratios": [1.0]}}], 1.05, 0.01, 0.04)
     assert old["by_threshold"] is None and old["recommended"]["threshold"] == 0.04
+
+
+def test_catalogue_refuses_a_scale_that_is_not_a_number(tmp_path):
+    text = catalogue.CATALOGUE_PATH.read_text(encoding="utf-8")
+    unknown = text.replace('scale = "max_sleep_ms"', 'scale = "no-such-param"')
+    enum = text.replace('[scenarios.hashmap]\n', '[scenarios.hashmap]\nscale = "shape"\n')
+    assert unknown != text and enum != text
+    for changed in (unknown, enum):
+        broken = tmp_path / "catalogue.toml"
+        broken.write_text(changed, encoding="utf-8")
+        with pytest.raises(BenchError, match="scale parameter"):
+            catalogue.load(broken)

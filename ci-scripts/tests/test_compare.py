@@ -138,7 +138,7 @@ def test_one_file_without_sides_is_a_usage_error():
 
 def test_scaled_head_pairs_with_the_scaled_keys():
     base = key(scenario="cpu", variant="goroutines", tasks=16, items=1000000, threads=1)
-    head = key(scenario="cpu", variant="goroutines", tasks=24, items=1000000, threads=1)
+    head = key(scenario="cpu", variant="goroutines", tasks=16, items=1500000, threads=1)  # cpu scales items
     r = compare_docs([doc([bench(base)]), doc([bench(head, wall=SLOW)])], ["a", "b"], head_scale=1.5)
     (c,) = r.comparisons
     assert c.verdict == stats.REGRESSION and r.head_scale == 1.5

@@ -148,8 +148,8 @@ def test_warmup_records_are_dropped(tmp_path):
     assert len(log.read_text().splitlines()) == 4
 
 
-def test_run_scale_multiplies_the_size_parameter_and_compare_pairs_it(tmp_path):
-    """`run --scale F`: every size parameter times F, recorded in env.scale; compare pairs
+def test_run_scale_multiplies_the_scale_parameter_and_compare_pairs_it(tmp_path):
+    """`run --scale F`: every scale parameter (cpu: items) times F, recorded in env.scale; compare pairs
     each benchmark of an unscaled run with its scaled counterpart."""
     manifest = fake_manifest(tmp_path, builds=("go",))
     plain, scaled = tmp_path / "plain", tmp_path / "scaled"
@@ -159,8 +159,10 @@ def test_run_scale_multiplies_the_size_parameter_and_compare_pairs_it(tmp_path):
         assert res.returncode == 0, res.stderr
     a, b = results.load(plain / "results.json"), results.load(scaled / "results.json")
     assert "scale" not in a["env"] and b["env"]["scale"] == 2
+    assert sorted(x["key"]["params"]["items"] for x in b["benchmarks"]) == \
+        sorted(2 * x["key"]["params"]["items"] for x in a["benchmarks"])
     assert sorted(x["key"]["params"]["tasks"] for x in b["benchmarks"]) == \
-        sorted(2 * x["key"]["params"]["tasks"] for x in a["benchmarks"])
+        sorted(x["key"]["params"]["tasks"] for x in a["benchmarks"])
     from benchpipe import compare
     rep = compare.compare_docs([a, b], ["plain", "scaled"])
     assert rep.head_scale == 2 and len(rep.comparisons) == len(a["benchmarks"])

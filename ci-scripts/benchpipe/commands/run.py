@@ -69,7 +69,8 @@ def add_arguments(p):
     p.add_argument("--out", help="output folder (default: results/<UTC timestamp>/)")
     p.add_argument("--no-summary", action="store_true", help="do not print the summary table at the end")
     p.add_argument("--scale", type=float, default=RunOptions.scale, metavar="F",
-                   help="multiply every scenario's size parameter by F (e.g. 1.05: a known 5%% heavier "
+                   help="multiply every scenario's scale parameter (catalogue `scale`: the one its timed window grows "
+                        "with) by F (e.g. 1.05: a known 5%% heavier "
                         "workload, to check what `compare` detects against an unscaled run)")
 
 
