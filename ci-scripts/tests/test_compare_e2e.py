@@ -7,7 +7,7 @@
    scaled benchmarks as regressions.
 
 Scaled benchmarks: the quick preset's cpu (threads 1 and 2): compute-bound, so 1.5x the
-tasks is about 1.5x the CPU time (wall time too, on an idle machine; under heavy load
+items (the catalogue's `scale` for cpu) is about 1.5x the CPU time (wall time too, on an idle machine; under heavy load
 from other processes wall time alone may not reach significance, CPU time does). Smoke sizes are a few milliseconds, dominated by process
 start, where a 1.5x workload is not a 1.5x time; channel-heavy scenarios (fanout) are
 too noisy on a 2-core machine shared with compilers. Runs: 10 a side, interleaved. The A/A
@@ -82,7 +82,11 @@ def test_scaled_workload_flags_the_scaled_benchmarks(docs, tmp_path):
     assert rc == 1
     got = {b["key"]["params"]["threads"]: b for b in out["benchmarks"]}
     assert set(got) == {1, 2}
-    assert all(b["key"]["params"]["tasks"] == 24 for b in got.values())  # 16 tasks scaled by 1.5
+    # the catalogue's scale parameter for cpu is items (tasks, threads unchanged)
+    base_items = {b["key"]["params"]["threads"]: b["key"]["params"]["items"] for b in results.load(a)["benchmarks"]}
+    for t, b in got.items():
+        assert b["key"]["params"]["items"] == round(base_items[t] * 1.5)
+        assert b["key"]["params"]["tasks"] == 16
     for b in got.values():
         assert b["verdict"] == "regression"
         cpu, wall = b["metrics"]["cpu"], b["metrics"]["time"]
