@@ -55,12 +55,23 @@ def _is_root() -> bool:
     return hasattr(os, "geteuid") and os.geteuid() == 0
 
 
-def _tail(path: Path, n: int = 3) -> str:
+def _tail(path: Path) -> str:
     try:
-        lines = [ln.strip() for ln in path.read_text(errors="replace").splitlines() if ln.strip()]
+        return " | ".join(_reason_lines(path.read_text(errors="replace")))
     except OSError:
         return ""
-    return " | ".join(lines[-n:])
+
+
+# mariadb-install-db says why it stopped in a paragraph (the server's log: in its last lines)
+INSTALL_REASON_LINES = 6
+
+
+def _reason_lines(text: str, n: int = 3) -> list[str]:
+    """The last n lines that say something: mariadb-install-db ends every failure with
+    the same two lines of where to read more, which would hide the reason."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    said = [ln for ln in lines if not ln.startswith(("The latest information about", "https://mariadb.com/"))]
+    return said[-n:]
 
 
 class _Server:
@@ -84,7 +95,11 @@ class _Server:
         user = ["--user=mysql"] if self.as_root else []
         if self.bins["mariadb"] and self.bins["install_db"]:
             argv = [self.bins["install_db"], "--no-defaults", f"--datadir={self.datadir}", *user,
-                    "--auth-root-authentication-method=normal", "--skip-test-db"]
+                    "--auth-root-authentication-method=normal", "--skip-test-db",
+                    # no host-name lookups, as the server runs: on a machine without
+                    # /etc/hosts (a bare chroot) the script's resolveip check of
+                    # `localhost` fails, and only --force skips that check
+                    "--skip-name-resolve", "--force"]
             server_dir = Path(self.bins["server"]).resolve().parent.parent
             if (server_dir / "share").is_dir():
                 argv.append(f"--basedir={server_dir}")
@@ -92,7 +107,7 @@ class _Server:
             argv = [self.bins["server"], "--no-defaults", "--initialize-insecure", f"--datadir={self.datadir}", *user]
         res = subprocess.run(argv, capture_output=True, text=True, timeout=180)
         if res.returncode != 0:
-            tail = " | ".join((res.stderr or res.stdout).strip().splitlines()[-3:])
+            tail = " | ".join(_reason_lines(res.stderr or res.stdout, INSTALL_REASON_LINES))
             raise BenchError(f"initialising the throwaway MySQL data directory failed: {tail}")
 
     def start(self) -> None:

@@ -82,3 +82,32 @@ def test_given_dsn_is_used_as_is(tmp_path):
                          capture_output=True, text=True, env=env, timeout=60)
     assert res.returncode == 0
     assert res.stdout.strip() == "mysql://u:p@127.0.0.1:1/x"
+
+
+def test_server_starts_where_host_names_do_not_resolve(programs, no_dsn_env, tmp_path):
+    """A bare machine (a debootstrap chroot has no /etc/hosts) cannot resolve `localhost`:
+    mariadb-install-db's own resolveip check then refused to initialise, and every mysql
+    benchmark was skipped with the script's boilerplate as the reason. Stood in here by
+    an empty /etc/hosts and an unknown host name in private namespaces."""
+    if not (hasattr(os, "geteuid") and os.geteuid() == 0 and tools.which("unshare")):
+        pytest.skip("needs root and unshare(1) for private mount and host-name namespaces")
+    empty = tmp_path / "hosts"
+    empty.write_text("")
+    prog = programs["go"].path_for("mysql")
+    inner = (f'"{prog}" setup mysql --rows 50 && "{prog}" mysql --tasks 10 --rows 50 > {tmp_path / "rec"}')
+    script = (f'mount --bind {empty} /etc/hosts && hostname no-such-host-bench && '
+              f'! getent hosts localhost && bash {BENCH} mysql-server -- bash -c \'{inner}\'')
+    res = subprocess.run(["unshare", "--mount", "--uts", "bash", "-c", script],
+                         capture_output=True, text=True, env=no_dsn_env, timeout=300)
+    assert res.returncode == 0, res.stderr
+    assert '"checksum"' in (tmp_path / "rec").read_text()
+
+
+def test_install_failure_says_why_not_where_to_read_more():
+    from benchpipe import mysqlserver
+    out = ("Neither host 'vm' nor 'localhost' could be looked up with\n'/usr/bin/resolveip'\n"
+           "Please configure the 'hostname' command to return a correct\nhostname.\n\n"
+           "The latest information about mysql_install_db is available at\n"
+           "https://mariadb.com/kb/en/installing-system-tables-mysql_install_db\n")
+    got = mysqlserver._reason_lines(out, mysqlserver.INSTALL_REASON_LINES)
+    assert got[0].startswith("Neither host") and got[-1] == "hostname."
