@@ -17,11 +17,14 @@ try_() {
 }
 sudo_() { if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null 2>&1; then sudo -n "$@"; else "$@"; fi; }
 
-# --- Debian packages: gnuplot (charts), MariaDB (mysql scenario), Chromium (site tests)
+# --- Debian packages: gnuplot (charts), MariaDB (mysql scenario), Chromium and Node.js (site tests)
 missing=()
 command -v gnuplot >/dev/null 2>&1 || missing+=(gnuplot-nox)
 { command -v mariadbd >/dev/null 2>&1 || command -v mysqld >/dev/null 2>&1; } || missing+=(mariadb-server)
 { command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; } || missing+=(chromium)
+# Node.js and npm drive the browser test (playwright-core); runners have them, bare Debian does not
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
 # Wine and mingw-w64 (Linux only): the Windows builds are built and run here under Wine
 if [ "$(uname -s)" = Linux ]; then
   command -v wine >/dev/null 2>&1 || missing+=(wine wine64)
