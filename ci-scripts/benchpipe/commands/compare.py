@@ -1,5 +1,6 @@
-"""`bench compare A [B]`: A/B verdicts per benchmark (ratio of medians with a confidence
-interval, Mann-Whitney U p-value, regression / improvement / no change) for two results
+"""`bench compare A [B]`: A/B verdicts per benchmark (ratio with a confidence interval, a
+p-value corrected across the report: Wilcoxon signed-rank on interleaved pairs, Mann-Whitney
+U across two runs; regression / improvement / no change / too few samples) for two results
 files, or one file with labels base/head, with two or more toolchains of a language, or
 with two sides named by --base/--head. Terminal table, --markdown, --json."""
 
@@ -16,7 +17,8 @@ from benchpipe.fsutil import atomic_write_text
 from benchpipe.report import compare_md
 
 NAME = "compare"
-HELP = "A/B verdicts per benchmark: ratio of medians with CI, Mann-Whitney U p-value"
+HELP = ("A/B verdicts per benchmark: ratio with CI; paired signed-rank test on interleaved pairs "
+        "(Mann-Whitney U across two runs), corrected across the report")
 
 
 def add_arguments(p):
