@@ -96,7 +96,9 @@ def test_compare_flags_the_slowed_toolchain_and_nothing_else(interleaved):
     assert len(go_pair) == 2 and len(rust_pair) == 10  # every benchmark of each language, per pair
     for c in go_pair:
         assert c["verdict"] == stats.REGRESSION, c
-        assert c["metrics"]["time"]["ratio"] > 1.3 and c["metrics"]["time"]["paired"]
+        # beyond the band the Rust pair may move in (below); -N -l cost over 1.3x on an idle
+        # machine, 1.27x was seen with the other core busy (shared memory bandwidth)
+        assert c["metrics"]["time"]["ratio"] > 1.2 and c["metrics"]["time"]["paired"]
     flagged = [(c["id"], c["metrics"]["time"]["ratio"]) for c in rust_pair if c["metrics"]["time"]["verdict"] != stats.NO_CHANGE]
     assert len(flagged) <= 1 and all(0.8 < r < 1.2 for _, r in flagged), flagged
 
