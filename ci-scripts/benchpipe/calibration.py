@@ -100,11 +100,13 @@ def family_result(spec: BenchSpec, factor_eff: float, rounds: list[tuple[dict, d
     found nothing (multitest.adjust), with the run's looks. A/A flags are false alarms,
     A/B regressions are detections. The timed window is the headline ("aa", "ab"); CPU
     time in the window ("aa_cpu", "ab_cpu") and memory ("aa_memory": false alarms only)
-    beside it."""
+    beside it; and what a pull request's report shows of the benchmark as a whole
+    ("aa_any": a flag on any metric; "ab_any": a regression on the window or CPU time)."""
     from benchpipe import compare
     looks = looks or multitest.Looks.fixed()
     settings = compare.Settings(alpha=alpha, threshold=threshold, seed=seed)
     got: dict[str, list] = {k: [] for k in ("aa", "ab", "aa_cpu", "ab_cpu", "aa_memory")}
+    any_flag = {"aa_any": 0, "ab_any": 0}
 
     def judged(pid, first, second, a, b):
         c = compare.compare_bench(pid, first, second, a, b, settings, paired=True, looks=looks)
@@ -117,6 +119,8 @@ def family_result(spec: BenchSpec, factor_eff: float, rounds: list[tuple[dict, d
                                       ("ab_cpu", ab, "cpu"), ("aa_memory", aa, "memory")):
             if metric in metrics:
                 got[name].append(metrics[metric])
+        any_flag["aa_any"] += any(c.flagged for c in aa.values())
+        any_flag["ab_any"] += any(ab[m].verdict == stats.REGRESSION for m in ("time", "cpu") if m in ab)
     windows = [x for a, a2, _ in rounds for x in compare.metric_samples(a, "time") + compare.metric_samples(a2, "time")]
     walls = [x for a, a2, _ in rounds for x in a["samples"]["wall_s"] + a2["samples"]["wall_s"]]
     med = statistics.median(windows) if windows else None
@@ -136,6 +140,8 @@ def family_result(spec: BenchSpec, factor_eff: float, rounds: list[tuple[dict, d
         "aa_memory": _rates(got["aa_memory"], flagged=lambda c: c.flagged) if got["aa_memory"] else None,
         "aa_cpu": _rates(got["aa_cpu"], flagged=lambda c: c.flagged) if got["aa_cpu"] else None,
         "ab_cpu": _rates(got["ab_cpu"], flagged=lambda c: c.verdict == stats.REGRESSION) if got["ab_cpu"] else None,
+        **{k: {"comparisons": len(rounds), "flagged": n, "rate": n / len(rounds) if rounds else None}
+           for k, n in any_flag.items()},
     }
 
 
@@ -217,6 +223,7 @@ def summarise(families: list[dict], factor: float, alpha: float, threshold: floa
 
     return {
         "cpu": {"false_alarms": pooled("aa_cpu"), "detections": pooled("ab_cpu")},
+        "report": {"false_alarms": pooled("aa_any"), "detections": pooled("ab_any")},
         "memory": {"false_alarms": pooled("aa_memory")},
         "aa_comparisons": n_aa, "false_alarms": fa, "false_alarm_rate": fa / n_aa if n_aa else None,
         "ab_comparisons": n_ab, "detections": det, "detection_rate": det / n_ab if n_ab else None,

@@ -69,15 +69,17 @@ def test_scale_key(cat):
     assert calibration.scale_key(odd, 2, cat) == odd
 
 
-def _bench(windows):
-    """A results-file benchmark whose records hold these timed windows."""
+def _bench(windows, cpu=None):
+    """A results-file benchmark whose records hold these timed windows (and CPU times in
+    them: half the window unless given)."""
+    cpu = cpu if cpu is not None else [w / 2 for w in windows]
     key = {"scenario": "cpu", "variant": "goroutines", "lang": "go", "build": "go", "toolchain": "go1.26.8",
            "params": {"tasks": 16}}
     return {"id": "x", "key": key, "status": "ok",
             "samples": {"wall_s": [w + 0.01 for w in windows], "user_s": [w for w in windows],
                         "sys_s": [0.0] * len(windows), "peak_rss_bytes": [10_000_000] * len(windows)},
-            "records": [{"elapsed_s": w, "window_cpu_s": {"user": w / 2, "sys": 0.0}, "peak_rss_bytes": 10_000_000,
-                         "cpu_user_s": w, "cpu_sys_s": 0.0} for w in windows]}
+            "records": [{"elapsed_s": w, "window_cpu_s": {"user": c, "sys": 0.0}, "peak_rss_bytes": 10_000_000,
+                         "cpu_user_s": w, "cpu_sys_s": 0.0} for w, c in zip(windows, cpu)]}
 
 
 def _rounds(rng, factor, n_rounds=40, runs=10, sigma=0.01):
@@ -106,6 +108,24 @@ def test_family_result_counts_false_alarms_and_detections(cat):
     assert 0.01 <= s["recommended"]["threshold"] <= 0.1
     assert s["aa_noise_p99"] < 0.03
     assert s["cpu"]["false_alarms"]["comparisons"] == 80 and s["cpu"]["false_alarms"]["rate"] == 0
+    assert fam["aa_any"] == {"comparisons": 40, "flagged": 0, "rate": 0.0}
+    assert fam["ab_any"]["flagged"] == fam["ab"]["flagged"]   # window and CPU time move together here
+    assert s["report"]["detections"]["flagged"] == fam["ab"]["flagged"]
+
+
+def test_a_report_sees_what_cpu_time_sees_when_the_window_is_noisy(cat):
+    """A busy core: the window scatters by 15 %, the CPU time in it by 0.5 %. The report
+    flags the slowdown (a regression on CPU time) where the window alone cannot."""
+    rng = np.random.default_rng(21)
+
+    def draw(level):
+        cpu = level * np.exp(rng.normal(0, 0.005, 10))
+        return _bench(list(cpu * 2 * np.exp(rng.normal(0, 0.15, 10))), list(cpu))
+    rounds = [(draw(1.0), draw(1.0), draw(1.05)) for _ in range(20)]
+    fam = calibration.family_result(spec_of(cat, "cpu", threads=1), 1.05, rounds, alpha=0.01, threshold=0.02)
+    assert fam["ab"]["flagged"] <= 5 and fam["ab_cpu"]["flagged"] >= 18
+    assert fam["ab_any"]["flagged"] >= fam["ab_cpu"]["flagged"]
+    assert fam["aa_any"]["flagged"] == 0
 
 
 def test_load_rejects_other_files(tmp_path):

@@ -139,7 +139,8 @@ def _print(doc: dict) -> None:
     t = Table(title=f"calibration: A/A and A vs A x{doc['factor']} ({doc['runs']} runs a side, alpha {doc['alpha']} "
                     f"across {doc.get('tests', 1)} tests, threshold {doc['threshold']:.1%}; timed window, paired)")
     for col in ("family", "size x", "median window", "robust CV", "pairs", "could see", "false alarms", "detected",
-                "cpu: false alarms", "cpu: detected", "memory: false alarms"):
+                "cpu: false alarms", "cpu: detected", "memory: false alarms", "any metric: false alarms",
+                "window or cpu: detected"):
         t.add_column(col, justify="left" if col == "family" else "right", overflow="fold")
     for f in doc["families"]:
         t.add_row(escape(f["id"]), f"{f['effective_factor']:.3f}",
@@ -149,7 +150,7 @@ def _print(doc: dict) -> None:
                   f"±{f['resolution']:.1%}" if f.get("resolution") is not None else "-",
                   f"{f['aa']['flagged']}/{f['aa']['comparisons']}", f"{f['ab']['flagged']}/{f['ab']['comparisons']}",
                   *(f"{f[k]['flagged']}/{f[k]['comparisons']}" if f.get(k) else "-"
-                    for k in ("aa_cpu", "ab_cpu", "aa_memory")))
+                    for k in ("aa_cpu", "ab_cpu", "aa_memory", "aa_any", "ab_any")))
     con = Console()
     if not con.is_terminal:
         con = Console(width=max(con.width, 160))
@@ -170,3 +171,9 @@ def _print(doc: dict) -> None:
     if c and c["false_alarms"]["comparisons"]:
         print(f"CPU time (user + system): false-alarm rate {c['false_alarms']['rate']:.2%}, "
               f"detection rate {c['detections']['rate']:.2%}")
+    r = s.get("report")
+    if r and r["false_alarms"]["comparisons"]:
+        print(f"as a pull request's report shows a benchmark: flagged on any metric in "
+              f"{r['false_alarms']['flagged']}/{r['false_alarms']['comparisons']} A/A comparisons; a regression on "
+              f"the window or CPU time in {r['detections']['flagged']}/{r['detections']['comparisons']} at "
+              f"x{doc['factor']}")
