@@ -41,9 +41,9 @@ change point; at 6, none. The price is delay, on 20 series at 3 % noise: a 30 % 
 is flagged 1 night after it (at most 2), 10 % after 7 (at most 13), 5 % after 27 (16 of
 20 within 60 nights). A pull request's own comparison is the fast path.
 Over a year (100 series of 365 nights, --nightly, 3 % noise), that still left 3 and 5
-false change points per 100 series-years (seeds 1 and 2), nearly all on the 8th-10th
+false change points per 100 series-years (seeds 1 and 2; seed 1's all on the 8th-10th
 night of a series, where the median absolute deviation of 7-9 differences had put sigma
-at a fraction of the truth; `noise` now keeps more of the data (a trimmed root mean
+at a fraction of the truth); `noise` now keeps more of the data (a trimmed root mean
 square): 1 and 0, with the same detection of 5, 10 and 30 % steps.
 
 `series_from_results(docs, metric)` builds the series from a sequence of results files
