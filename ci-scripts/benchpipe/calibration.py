@@ -11,8 +11,8 @@ recommended thresholds as defaults.
 
 `scale_specs(specs, factor)` is also what `bench run --scale F` uses to make a heavier
 (or lighter) workload: it multiplies each scenario's `scale` parameter (catalogue
-Scenario.scale: the one the timed window grows in proportion to; the size parameter unless
-the catalogue says otherwise), rounding integer parameters and keeping them >= the
+Scenario.scale: the one a run's work grows in proportion to, as slower code would; the size
+parameter unless the catalogue says otherwise), rounding integer parameters and keeping them >= the
 parameter's min.
 """
 
@@ -42,8 +42,8 @@ DEFAULT_PATH = "calibration.json"
 # ---------------------------------------------------------------- scaling (also for `run --scale`)
 
 def scale_params(scenario, params: dict, factor: float) -> dict:
-    """params with the scenario's scale parameter (Scenario.scale, the one its timed window
-    grows in proportion to) multiplied by factor (ints rounded, >= min)."""
+    """params with the scenario's scale parameter (Scenario.scale, the one a run's work grows
+    in proportion to, as slower code would) multiplied by factor (ints rounded, >= min)."""
     name = scenario.scale
     param = scenario.params[name]
     value = params.get(name, param.default)

@@ -111,7 +111,7 @@ class Scenario:
     pairs: dict[str, str] = field(default_factory=dict)            # rust variant -> go variant
     only: dict[str, dict[str, tuple]] = field(default_factory=dict)  # variant -> param -> allowed values
     run_s: dict[str, float] = field(default_factory=dict)  # preset -> rough seconds per run (bench matrix)
-    scale: str = ""  # the parameter the timed window grows in proportion to (`calibrate`, `run --scale`)
+    scale: str = ""  # the parameter a run's work grows in proportion to (`calibrate`, `run --scale`)
 
     def allows(self, variant: str, params: dict) -> bool:
         """False where `only.<variant>` rules these params out."""

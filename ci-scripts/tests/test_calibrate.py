@@ -36,9 +36,12 @@ def test_scale_specs_scales_the_scale_parameter_only(cat):
 def test_scale_is_what_lengthens_the_window(cat):
     """The slowdown `calibrate` makes must be one: sleep's window is its longest sleep
     (1,050 tasks sleep no longer than 1,000), cpu's tasks run in rounds of `threads`
-    (16 -> 17 tasks on 2 threads is x1.125, not x1.0625): both scale their per-task work."""
+    (16 -> 17 tasks on 2 threads is x1.125, not x1.0625), hashmap's arrivals at a fixed
+    rate make a window of tasks / rate: all three scale their per-task work."""
     assert cat.scenarios["sleep"].scale == "max_sleep_ms" and cat.scenarios["cpu"].scale == "items"
-    assert cat.scenarios["hashmap"].scale == cat.scenarios["hashmap"].size == "tasks"
+    assert cat.scenarios["fanout"].scale == cat.scenarios["fanout"].size == "values"
+    # hashmap at shape = rate: more tasks lengthen only the arrival schedule
+    assert cat.scenarios["hashmap"].scale == "items" and cat.scenarios["hashmap"].size == "tasks"
     cpu = spec_of(cat, "cpu", threads=2)
     up = calibration.scale_spec(cpu, 1.05)
     assert up.params["tasks"] == cpu.params["tasks"] and up.params["threads"] == 2
@@ -197,7 +200,7 @@ def test_threshold_replay_and_recommendation():
 def test_catalogue_refuses_a_scale_that_is_not_a_number(tmp_path):
     text = catalogue.CATALOGUE_PATH.read_text(encoding="utf-8")
     unknown = text.replace('scale = "max_sleep_ms"', 'scale = "no-such-param"')
-    enum = text.replace('[scenarios.hashmap]\n', '[scenarios.hashmap]\nscale = "shape"\n')
+    enum = text.replace('scale = "items"\nvariants.go = ["spawn"', 'scale = "shape"\nvariants.go = ["spawn"')
     assert unknown != text and enum != text
     for changed in (unknown, enum):
         broken = tmp_path / "catalogue.toml"
