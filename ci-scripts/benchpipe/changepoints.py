@@ -169,7 +169,8 @@ def noise(values: list[float]) -> float:
     logs = np.log(np.asarray([v for v in values if v > 0]))
     if len(logs) < 3:
         return 0.0
-    dev = np.sort(np.abs(np.diff(logs) - np.median(np.diff(logs))))
+    d = np.diff(logs)
+    dev = np.sort(np.abs(d - np.median(d)))
     kept = dev[:len(dev) - max(1, round(TRIM * len(dev)))]
     if not len(kept):
         return 0.0
