@@ -187,6 +187,14 @@ def test_markdown_states_calibration():
     cal["summary"]["detection_rate"] = 0.6
     md = compare_md.render(compare_docs([doc([bench(key())]), doc([bench(key())])], ["a", "b"], calibration=cal))
     assert "missed 40% of the time" in md
+    # a calibration that counted the report's view of a benchmark: that is the headline
+    cal["summary"]["report"] = {"false_alarms": {"comparisons": 100, "flagged": 0, "rate": 0.0},
+                                "detections": {"comparisons": 100, "flagged": 96, "rate": 0.96}}
+    md = compare_md.render(compare_docs([doc([bench(key())]), doc([bench(key())])], ["a", "b"], calibration=cal))
+    assert "flagged (on any metric) in 0.0% of 100 A/A" in md
+    assert "flagged as a regression (timed window or CPU time) in 96.0% of 100" in md
+    assert "Timed window alone: false alarms in 0.3% of 300" in md and "flagged in 60.0% of 300" in md
+    assert "5 % and more are reliably flagged" in md and "missed" not in md
 
 
 def test_escape():

@@ -154,6 +154,16 @@ def calibration_sentence(cal: dict | None) -> str:
     what = ", ".join(escape(x) for x in (machine.get("runner"), machine.get("cpu_model")) if x)
     parts = [f"**What this runner can detect** (calibrated {when}{f' on {what}' if what else ''}, "
              f"{escape(cal.get('runs', '?'))} runs a side, {escape(len(cal.get('families', [])))} benchmark families): "]
+    rep = summ.get("report") or {}
+    rfa, rdet = rep.get("false_alarms") or {}, rep.get("detections") or {}
+    if rfa.get("comparisons") and rdet.get("comparisons") and factor:
+        # what this report does with a benchmark: flags it on any metric
+        parts.append(f"a benchmark flagged (on any metric) in {rfa['rate']:.1%} of {rfa['comparisons']} A/A "
+                     f"comparisons; a {_pct(float(factor) - 1)} heavier workload flagged as a regression (timed "
+                     f"window or CPU time) in {rdet['rate']:.1%} of {rdet['comparisons']}. Timed window alone: ")
+        det_seen = rdet["rate"]
+    else:
+        det_seen = det
     if fa is not None:
         parts.append(f"false alarms in {fa:.1%} of {n_aa} A/A comparisons; ")
     if det is not None and factor:
@@ -162,10 +172,10 @@ def calibration_sentence(cal: dict | None) -> str:
     cfa, cdet = (cpu.get("false_alarms") or {}).get("rate"), (cpu.get("detections") or {}).get("rate")
     if cfa is not None and cdet is not None:
         parts.append(f" CPU time: {cfa:.1%} false alarms, {cdet:.1%} detected.")
-    if det is not None and factor:
-        if det >= 0.95:
+    if det_seen is not None and factor:
+        if det_seen >= 0.95:
             parts.append(f" Changes of {_pct(float(factor) - 1)} and more are reliably flagged here; smaller ones may not be.")
         else:
-            parts.append(f" A {_pct(float(factor) - 1)} change is missed {1 - det:.0%} of the time here: only larger "
+            parts.append(f" A {_pct(float(factor) - 1)} change is missed {1 - det_seen:.0%} of the time here: only larger "
                          f"changes are reliably flagged.")
     return "".join(parts)
