@@ -171,9 +171,7 @@ def noise(values: list[float]) -> float:
         return 0.0
     d = np.diff(logs)
     dev = np.sort(np.abs(d - np.median(d)))
-    kept = dev[:len(dev) - max(1, round(TRIM * len(dev)))]
-    if not len(kept):
-        return 0.0
+    kept = dev[:len(dev) - max(1, round(TRIM * len(dev)))]  # never empty: 3+ points give 2+ differences
     # E[Z^2 | |Z| < c] for a standard normal Z cut at the kept share q
     q = len(kept) / len(dev)
     c = norm.ppf((1 + q) / 2)
