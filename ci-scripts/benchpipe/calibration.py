@@ -7,7 +7,9 @@ programs' own records) and judged exactly as `bench compare` judges it
 (compare.compare_bench, paired, on the timed window, the CPU time inside it and peak
 memory). The result, calibration.json, states the false-alarm rate, the detection rate
 at that factor and the noise of the runner; `compare` quotes it and takes its
-recommended thresholds as defaults.
+recommended thresholds as defaults. For each family it also projects, from the A/A
+pairs' own scatter, how many pairs a comparison would need to see the issue's goals (a
+5 % slowdown 19 times in 20, 2 % 4 times in 5): what limits a family that misses them.
 
 `scale_specs(specs, factor)` is also what `bench run --scale F` uses to make a heavier
 (or lighter) workload: it multiplies each scenario's `scale` parameter (catalogue
@@ -29,6 +31,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
+from scipy import stats as sps
 
 from benchpipe import envinfo, multitest, stats, strictjson
 from benchpipe.catalogue import BenchSpec
@@ -90,6 +93,59 @@ def effective_factor(spec: BenchSpec, scaled: BenchSpec) -> float:
     return scaled.params[name] / spec.params[name]
 
 
+# ---------------------------------------------------------------- pairs needed (what limits a family)
+
+# The detection goals a family is measured against: (slowdown, share of them flagged).
+GOALS = ((0.05, 0.95), (0.02, 0.80))
+
+
+def pair_scatter(rounds: list[tuple[dict, dict, dict]], metric: str) -> float | None:
+    """Standard deviation of the within-pair log ratio log(A'_i / A_i) over every pair of
+    every round: the noise a paired comparison of identical code must see through. The
+    plain (not robust) deviation, since occasional wild pairs cost the test too."""
+    from benchpipe.compare import metric_samples
+    d = []
+    for a, a2, _ in rounds:
+        xs, ys = metric_samples(a, metric), metric_samples(a2, metric)
+        if len(xs) == len(ys):
+            d.extend(math.log(y / x) for x, y in zip(xs, ys) if x > 0 and y > 0)
+    return float(np.std(d, ddof=1)) if len(d) >= 3 else None
+
+
+def pairs_needed(scatter: float, change: float, power: float, level: float, threshold: float) -> int | None:
+    """Pairs a paired comparison needs so that a slowdown by `change` (a fraction) is
+    flagged with probability about `power`: the mean log ratio must clear the
+    significance level a lone flag must reach (`level`, two-sided) and lie beyond the
+    practical threshold, each with that probability. Student's t quantiles rather than
+    normal ones: at levels this small and a few dozen pairs the signed-rank test is as
+    demanding as t (checked against the report's own judgement in the tests). None when
+    the threshold makes it impossible: a change no larger than the threshold is flagged
+    at most half the time, however many pairs are taken."""
+    delta, tau = math.log1p(change), math.log1p(threshold)
+    if delta <= tau:
+        return None
+    floor = math.floor(math.log2(2 / level)) + 1   # the signed-rank test can reach the level at all: 2 / 2^n < level
+    n = floor
+    for _ in range(50):   # the quantiles depend on n: iterate to the fixed point
+        t_level, t_power = float(sps.t.isf(level / 2, n - 1)), float(sps.t.ppf(power, n - 1))
+        nxt = max(floor, math.ceil(max(((t_level + t_power) * scatter / delta) ** 2,
+                                       (t_power * scatter / (delta - tau)) ** 2)))
+        if nxt == n:
+            break
+        n = nxt
+    return n
+
+
+def projection(rounds: list[tuple[dict, dict, dict]], level: float, threshold: float) -> dict:
+    """The A/A pair scatter of the window and of CPU time, and the pairs each needs for
+    each of GOALS (None: not with this threshold)."""
+    scatter = {m: pair_scatter(rounds, m) for m in ("time", "cpu")}
+    needed = [{"change": change, "power": power,
+               **{m: (pairs_needed(sd, change, power, level, threshold) if sd else None) for m, sd in scatter.items()}}
+              for change, power in GOALS]
+    return {"pair_scatter": scatter, "flag_level": level, "pairs_needed": needed}
+
+
 # ---------------------------------------------------------------- the calibration document
 
 def family_result(spec: BenchSpec, factor_eff: float, rounds: list[tuple[dict, dict, dict]],
@@ -127,6 +183,8 @@ def family_result(spec: BenchSpec, factor_eff: float, rounds: list[tuple[dict, d
     mad = statistics.median(abs(x - med) for x in windows) if windows else None
     resolutions = [c.resolution for c in got["ab"] if c.resolution is not None]
     pairs = [c.n_base for c in got["ab"]]
+    # the level a lone flag must reach in the report: alpha over the tests and the spending looks
+    level = alpha / (max(1, tests) * max(1, len(looks.spending)))
     return {
         "id": family_id(spec_key(spec)), "scenario": spec.scenario.name, "variant": spec.variant,
         "build": spec.build.name, "lang": spec.build.lang, "params": spec.params,
@@ -135,6 +193,7 @@ def family_result(spec: BenchSpec, factor_eff: float, rounds: list[tuple[dict, d
         "robust_cv": 1.4826 * mad / med if med else None,
         "resolution": statistics.median(resolutions) if resolutions else None,
         "median_pairs": statistics.median(pairs) if pairs else None,
+        **projection(rounds, level, threshold),
         "aa": _rates(got["aa"], flagged=lambda c: c.flagged),
         "ab": _rates(got["ab"], flagged=lambda c: c.verdict == stats.REGRESSION),
         "aa_memory": _rates(got["aa_memory"], flagged=lambda c: c.flagged) if got["aa_memory"] else None,

@@ -2,6 +2,7 @@
 rounds, calibration.json, and `bench calibrate` on the real Go program (tiny settings)."""
 
 import json
+import math
 
 import numpy as np
 import pytest
@@ -129,6 +130,35 @@ def test_a_report_sees_what_cpu_time_sees_when_the_window_is_noisy(cat):
     assert fam["ab"]["flagged"] <= 5 and fam["ab_cpu"]["flagged"] >= 18
     assert fam["ab_any"]["flagged"] >= fam["ab_cpu"]["flagged"]
     assert fam["aa_any"]["flagged"] == 0
+
+
+def test_pairs_needed_is_what_the_report_needs(cat):
+    """The projection (from the A/A pairs' scatter) against the report's own judgement of
+    simulated comparisons: with the pairs it asks for, a 5 % slowdown is flagged about 19
+    times in 20; with the pairs it asks for half the time, about half the time. And a
+    change no larger than the practical threshold needs 'never'."""
+    spec, tests = spec_of(cat, "cpu", threads=1), 246
+    level = 0.01 / tests
+    rng = np.random.default_rng(22)
+    probe = calibration.family_result(spec, 1.05, _rounds(rng, 1.05, n_rounds=20, runs=40, sigma=0.04),
+                                      alpha=0.01, threshold=0.02, tests=tests)
+    assert probe["flag_level"] == pytest.approx(level)
+    assert probe["pair_scatter"]["time"] == pytest.approx(0.04 * math.sqrt(2), rel=0.1)
+    five, two = probe["pairs_needed"]
+    assert (five["change"], five["power"], two["change"], two["power"]) == (0.05, 0.95, 0.02, 0.80)
+    assert two["time"] is None and two["cpu"] is None       # 2 % at a 2 % threshold: never
+    exact = calibration.pairs_needed(0.04 * math.sqrt(2), 0.05, 0.95, level, 0.02)
+    assert 45 <= exact <= 60 and five["time"] == pytest.approx(exact, rel=0.25)
+    half = calibration.pairs_needed(0.04 * math.sqrt(2), 0.05, 0.5, level, 0.02)
+
+    def detected(pairs):
+        fam = calibration.family_result(spec, 1.05, _rounds(rng, 1.05, n_rounds=60, runs=pairs, sigma=0.04),
+                                        alpha=0.01, threshold=0.02, tests=tests)
+        return fam["ab"]["rate"]
+    assert detected(exact) >= 0.88
+    assert 0.3 <= detected(half) <= 0.75
+    # the signed-rank test's own floor: never fewer pairs than can reach the level
+    assert calibration.pairs_needed(1e-4, 0.05, 0.95, level, 0.02) == 16
 
 
 def test_load_rejects_other_files(tmp_path):

@@ -131,6 +131,44 @@ def _calibrate_family(spec, built, hyperfine, runs, args, preset, work: Path, ta
     return calibration.family_result(spec, eff, rounds, args.alpha, args.threshold, looks=looks, tests=tests)
 
 
+def _odds(power: float) -> str:
+    return {0.95: "19 in 20", 0.8: "4 in 5"}.get(power, f"{power:.0%} of the time")
+
+
+def _scatter(f: dict) -> str:
+    sc = f.get("pair_scatter") or {}
+    return " / ".join("-" if sc.get(m) is None else f"{sc[m]:.1%}" for m in ("time", "cpu"))
+
+
+def _needed(goal: dict, threshold: float) -> str:
+    """The fewer pairs of the window and CPU time (the report flags on either)."""
+    if goal["change"] <= threshold:
+        return "never"
+    ns = [goal[m] for m in ("time", "cpu") if goal.get(m) is not None]
+    return f"{min(ns):,}" if ns else "-"
+
+
+def _limits_table(doc: dict):
+    """What limits each family: the A/A pairs' scatter and the pairs the goals need."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    level = next((f["flag_level"] for f in doc["families"] if f.get("flag_level")), None)
+    never = any(change <= doc["threshold"] for change, _ in calibration.GOALS)
+    t = Table(title="pairs a comparison needs, projected from the A/A pairs' scatter"
+                    + (f" (a lone flag must reach p < {level:.2g})" if level else ""),
+              caption="the fewer of the window's and CPU time's: the report flags on either"
+                      + (f"; never: a change no larger than the practical threshold ({doc['threshold']:.1%}) is "
+                         "flagged at most half the time, however many pairs" if never else ""))
+    for col in ("family", "A/A pair scatter: window / cpu", "pairs run",
+                *(f"pairs to see {c:.0%} {_odds(p)}" for c, p in calibration.GOALS)):
+        t.add_column(col, justify="left" if col == "family" else "right", overflow="fold")
+    for f in doc["families"]:
+        t.add_row(escape(f["id"]), _scatter(f), f"{f['median_pairs']:g}" if f.get("median_pairs") is not None else "-",
+                  *(_needed(g, doc["threshold"]) for g in f.get("pairs_needed") or ()))
+    return t
+
+
 def _print(doc: dict) -> None:
     from rich.console import Console
     from rich.markup import escape
@@ -155,6 +193,7 @@ def _print(doc: dict) -> None:
     if not con.is_terminal:
         con = Console(width=max(con.width, 160))
     con.print(t)
+    con.print(_limits_table(doc))
     s = doc["summary"]
     print(f"false-alarm rate {s['false_alarm_rate']:.2%} ({s['false_alarms']}/{s['aa_comparisons']}), "
           f"detection rate at x{doc['factor']} {s['detection_rate']:.2%} ({s['detections']}/{s['ab_comparisons']}); "
