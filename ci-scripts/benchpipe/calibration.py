@@ -21,6 +21,7 @@ parameter's min.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 import os
 import platform
@@ -124,7 +125,8 @@ def pairs_needed(scatter: float, change: float, power: float, level: float, thre
     delta, tau = math.log1p(change), math.log1p(threshold)
     if delta <= tau:
         return None
-    floor = math.floor(math.log2(2 / level)) + 1   # the signed-rank test can reach the level at all: 2 / 2^n < level
+    # and never fewer than the signed-rank test needs to reach the level at all
+    floor = next(n for n in itertools.count(1) if stats.min_paired_p(n) < level)
     n = floor
     for _ in range(50):   # the quantiles depend on n: iterate to the fixed point
         t_level, t_power = float(sps.t.isf(level / 2, n - 1)), float(sps.t.ppf(power, n - 1))
