@@ -23,8 +23,9 @@ Defaults: pvalue 0.05 for the library's permutation test (its own default; at 0.
 binary segmentation misses a level that goes up and comes back, e.g. 20 % for a third
 of a 40-point series), 100 permutations (the library's default: p-values in steps of
 1/101, fine enough at 0.05, and half the cost of 200, which kept a first site build of a
-year of history over a minute), and min_change 3 % (compare's practical
-threshold), which keeps pure noise of 3 % CV down to about 1 false change point in 40
+year of history over a minute), and min_change 3 % (compare's memory threshold; for
+time twice compare's 1.5 %, since a history sets nights against each other, not
+interleaved pairs), which keeps pure noise of 3 % CV down to about 1 false change point in 40
 series of 40 points (tests/test_changepoints.py).
 
 Confirmation (min_z): the site re-analyses every series each night as it grows, and a

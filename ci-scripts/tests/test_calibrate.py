@@ -147,6 +147,10 @@ def test_pairs_needed_is_what_the_report_needs(cat):
     five, two = probe["pairs_needed"]
     assert (five["change"], five["power"], two["change"], two["power"]) == (0.05, 0.95, 0.02, 0.80)
     assert two["time"] is None and two["cpu"] is None       # 2 % at a 2 % threshold: never
+    # at the default threshold (1.5 %) a 2 % slowdown can be seen, and significance, not the
+    # threshold, sets the pairs it needs: as many as with no threshold at all
+    two_default = calibration.pairs_needed(0.04 * math.sqrt(2), 0.02, 0.80, level, stats.DEFAULT_THRESHOLD)
+    assert two_default is not None and two_default == calibration.pairs_needed(0.04 * math.sqrt(2), 0.02, 0.80, level, 0.0)
     exact = calibration.pairs_needed(0.04 * math.sqrt(2), 0.05, 0.95, level, 0.02)
     assert 45 <= exact <= 60 and five["time"] == pytest.approx(exact, rel=0.25)
     half = calibration.pairs_needed(0.04 * math.sqrt(2), 0.05, 0.5, level, 0.02)

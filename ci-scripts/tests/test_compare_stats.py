@@ -180,7 +180,7 @@ def test_paired_says_when_there_are_not_enough_pairs_and_what_it_could_see():
     assert c.paired and c.verdict == stats.REGRESSION and c.ratio == pytest.approx(1.1, rel=0.01)
     rng = np.random.default_rng(13)
     c = stats.compare_paired(*_drifted_ab(rng, 0.0, n=20))
-    assert c.verdict == stats.NO_CHANGE and c.resolution is not None and 0.02 <= c.resolution < 0.05
+    assert c.verdict == stats.NO_CHANGE and c.resolution is not None and stats.DEFAULT_THRESHOLD <= c.resolution < 0.05
 
 
 def _job(windows, status="ok"):
