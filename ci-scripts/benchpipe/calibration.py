@@ -185,8 +185,7 @@ def family_result(spec: BenchSpec, factor_eff: float, rounds: list[tuple[dict, d
     mad = statistics.median(abs(x - med) for x in windows) if windows else None
     resolutions = [c.resolution for c in got["ab"] if c.resolution is not None]
     pairs = [c.n_base for c in got["ab"]]
-    # the level a lone flag must reach in the report: alpha over the tests and the spending looks
-    level = alpha / (max(1, tests) * max(1, len(looks.spending)))
+    level = multitest.lone_flag_level(alpha, tests, looks.spending)
     return {
         "id": family_id(spec_key(spec)), "scenario": spec.scenario.name, "variant": spec.variant,
         "build": spec.build.name, "lang": spec.build.lang, "params": spec.params,

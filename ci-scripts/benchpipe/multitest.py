@@ -46,6 +46,12 @@ def spending_looks(looks: tuple[int, ...], alpha: float, tests: int) -> tuple[in
     return ()
 
 
+def lone_flag_level(alpha: float, tests: int, spending: tuple[int, ...]) -> float:
+    """The p-value a lone flag must stay under: alpha over the report's tests (Benjamini-
+    Hochberg's first step when nothing else is flagged) and over the spending looks."""
+    return alpha / (max(1, tests) * max(1, len(spending)))
+
+
 @dataclass(frozen=True)
 class Looks:
     """The looks of a sequential design as `compare` needs them (env.sequential)."""

@@ -241,7 +241,7 @@ class Sequential:
     @property
     def flag_level(self) -> float:
         """The p-value a lone flag must stay under at a spending look."""
-        return self.alpha / (self.tests * max(1, len(self.spending)))
+        return multitest.lone_flag_level(self.alpha, self.tests, self.spending)
 
     def to_json(self) -> dict:
         return {"looks": list(self.looks), "alpha": self.alpha, "threshold": self.threshold,
