@@ -21,10 +21,11 @@ def _run(argv, env, cwd):
     return res.stdout
 
 
-def checksums(cat, programs, scenario, tmp_path, env, wrap=list, check=None):
+def checksums(cat, programs, scenario, tmp_path, env, wrap=list, check=None, expect=None, tries=1):
     """{shared params (JSON): {build/variant/params: checksum}} over the scenario's smoke
     grid, every variant of every build, asserting they agree. wrap: the command line as
-    run (e.g. under Wine); check: called with each record."""
+    run (e.g. under Wine); check: called with each record; expect: {shared params (JSON):
+    checksum} a run must print, or it is run again (setup and all) up to `tries` times."""
     sc = cat.scenarios[scenario]
     grid = sc.grids["smoke"]
     found = {}
@@ -39,17 +40,21 @@ def checksums(cat, programs, scenario, tmp_path, env, wrap=list, check=None):
                 if run_id in done:
                     continue
                 done.add(run_id)
-                work = tmp_path / f"{build}-{variant}-{len(done)}"
-                work.mkdir()
-                extra = {p.name: str(work / str(p.default)) for p in sc.params.values() if p.type == "path"}
-                argv = BenchSpec(sc, variant, b, params).argv(programs[build].path_for(sc.name), extra)
-                if sc.setup:
-                    _run(wrap([argv[0], "setup", scenario, *argv[4:]]), env, work)
-                rec = json.loads(_run(wrap(argv), env, work).strip().splitlines()[-1])
-                assert not schema.problems(rec, "record"), schema.problems(rec, "record")
-                if check:
-                    check(rec)
-                found.setdefault(json.dumps(sc.shared_params(params), sort_keys=True), {})[run_id] = rec["checksum"]
+                key = json.dumps(sc.shared_params(params), sort_keys=True)
+                for attempt in range(tries):
+                    work = tmp_path / f"{build}-{variant}-{len(done)}-{attempt}"
+                    work.mkdir()
+                    extra = {p.name: str(work / str(p.default)) for p in sc.params.values() if p.type == "path"}
+                    argv = BenchSpec(sc, variant, b, params).argv(programs[build].path_for(sc.name), extra)
+                    if sc.setup:
+                        _run(wrap([argv[0], "setup", scenario, *argv[4:]]), env, work)
+                    rec = json.loads(_run(wrap(argv), env, work).strip().splitlines()[-1])
+                    assert not schema.problems(rec, "record"), schema.problems(rec, "record")
+                    if check:
+                        check(rec)
+                    if expect is None or rec["checksum"] == expect.get(key):
+                        break
+                found.setdefault(key, {})[run_id] = rec["checksum"]
     for params, sums in found.items():
         assert len(set(sums.values())) == 1, f"{scenario} {params}: checksums differ: {sums}"
     return found
