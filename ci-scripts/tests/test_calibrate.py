@@ -177,7 +177,7 @@ def test_load_rejects_other_files(tmp_path):
         calibration.load(tmp_path / "missing.json")
 
 
-def test_calibrate_command_on_the_real_program(tmp_path, tmp_path_factory):
+def test_calibrate_command_on_the_real_program(tmp_path, tmp_path_factory, capsys):
     """A tiny real calibration: 2 repeats x 3 runs of one cheap family; checks the
     document, not the rates (too few rounds to mean anything)."""
     build_dir = tmp_path_factory.getbasetemp() / "gobuild"
@@ -197,6 +197,10 @@ def test_calibrate_command_on_the_real_program(tmp_path, tmp_path_factory):
     # samples", never a flag
     assert fam["aa"]["flagged"] == 0 and fam["ab"]["flagged"] == 0
     assert json.loads(out.read_text())["summary"]["aa_comparisons"] == 2
+    # Printed to a log, not a terminal: the family's name keeps its room in both tables
+    # (the first one used to fold it into pieces of ten characters).
+    printed = capsys.readouterr().out
+    assert sum(fam["id"] in line for line in printed.splitlines()) == 2, printed
 
 
 def test_calibrate_usage_errors(tmp_path):

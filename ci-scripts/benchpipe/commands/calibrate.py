@@ -170,15 +170,17 @@ def _limits_table(doc: dict):
 
 
 def _print(doc: dict) -> None:
-    from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
+    from benchpipe.terminal import wide_console
+
     t = Table(title=f"calibration: A/A and A vs A x{doc['factor']} ({doc['runs']} runs a side, alpha {doc['alpha']} "
                     f"across {doc.get('tests', 1)} tests, threshold {doc['threshold']:.1%}; timed window, paired)")
-    for col in ("family", "size x", "median window", "robust CV", "pairs", "could see", "false alarms", "detected",
-                "cpu: false alarms", "cpu: detected", "memory: false alarms", "any metric: false alarms",
-                "window or cpu: detected"):
+    # Headers on two lines, so that the family, which names the row, gets the room.
+    for col in ("family", "size x", "median\nwindow", "robust\nCV", "pairs", "could\nsee", "false\nalarms",
+                "detected", "cpu: false\nalarms", "cpu:\ndetected", "memory:\nfalse alarms",
+                "any metric:\nfalse alarms", "window or cpu:\ndetected"):
         t.add_column(col, justify="left" if col == "family" else "right", overflow="fold")
     for f in doc["families"]:
         t.add_row(escape(f["id"]), f"{f['effective_factor']:.3f}",
@@ -189,9 +191,7 @@ def _print(doc: dict) -> None:
                   f"{f['aa']['flagged']}/{f['aa']['comparisons']}", f"{f['ab']['flagged']}/{f['ab']['comparisons']}",
                   *(f"{f[k]['flagged']}/{f[k]['comparisons']}" if f.get(k) else "-"
                     for k in ("aa_cpu", "ab_cpu", "aa_memory", "aa_any", "ab_any")))
-    con = Console()
-    if not con.is_terminal:
-        con = Console(width=max(con.width, 160))
+    con = wide_console()
     con.print(t)
     con.print(_limits_table(doc))
     s = doc["summary"]

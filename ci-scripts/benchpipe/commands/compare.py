@@ -113,9 +113,10 @@ def run(args) -> int:
 
 def print_report(report: Report) -> None:
     """The verdicts as a terminal table, and the counts under it."""
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
+
+    from benchpipe.terminal import wide_console
 
     style = {stats.REGRESSION: "bold red", stats.IMPROVEMENT: "green", "failed": "yellow", "missing": "yellow", "skipped": "dim",
              stats.TOO_FEW: "dim"}
@@ -139,9 +140,7 @@ def print_report(report: Report) -> None:
             row.append(Text(compare_md.fmt_p(sc.judged_p) if sc else "-"))
         row.append(Text(c.verdict + (f": {c.note}" if c.note else ""), style=style.get(c.verdict, "")))
         t.add_row(*row)
-    con = Console()
-    if not con.is_terminal:
-        con = Console(width=max(con.width, 160))
+    con = wide_console()
     con.print(t)
     counts = ", ".join(f"{report.count(v)} {v}" for v in (stats.REGRESSION, stats.IMPROVEMENT, stats.NO_CHANGE,
                                                             "failed", "missing", "skipped", stats.TOO_FEW) if report.count(v))

@@ -12,7 +12,7 @@ import sys
 from rich.table import Table
 
 from benchpipe import tools
-from benchpipe.report.summary import console as wide_console
+from benchpipe.terminal import wide_console
 
 NAME = "doctor"
 HELP = "check (and with --install, install) the tools the pipeline needs"

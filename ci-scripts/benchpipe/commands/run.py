@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from benchpipe import ROOT, calibration, catalogue, compare, envinfo, fsutil, hyperfine, mysqlserver, results, runner, toolchains, tools
+from benchpipe import ROOT, calibration, catalogue, compare, envinfo, fsutil, hyperfine, mysqlserver, results, runner, terminal, toolchains, tools
 from benchpipe.commands.catalogue import add_filter_arguments, select
 from benchpipe.errors import BenchError, UsageError
 from benchpipe.export import benchmark_action as action
@@ -204,7 +204,7 @@ def _run(opts: RunOptions, cat, preset, specs, out: Path) -> int:
     # The job summary has one writer, the workflow's Summary step (`bench summary
     # --markdown "$GITHUB_STEP_SUMMARY"`): writing it here too showed the table twice.
     if not opts.no_summary:
-        summary.print_terminal(doc, summary.console())
+        summary.print_terminal(doc, terminal.wide_console())
     failed = sum(j.status == "failed" for j in jobs)
     skipped = sum(j.status == "skipped" for j in jobs)
     print(f"results: {(out / 'results.json').resolve()}")

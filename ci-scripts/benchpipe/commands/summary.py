@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchpipe import fsutil, results
+from benchpipe import fsutil, results, terminal
 from benchpipe.report import summary
 
 NAME = "summary"
@@ -22,7 +22,7 @@ def add_arguments(p):
 def run(args) -> int:
     doc = results.load(args.results)  # validated: a corrupt file is one line, nothing written
     md = summary.markdown_text(doc)
-    summary.print_terminal(doc, summary.console())
+    summary.print_terminal(doc, terminal.wide_console())
     if args.markdown:
         fsutil.atomic_write_text(Path(args.markdown), md + "\n")
     return 0

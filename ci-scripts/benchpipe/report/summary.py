@@ -173,15 +173,6 @@ def markdown_text(doc: dict) -> str:
     return "\n".join(lines)
 
 
-def console():
-    """A console for the tables: a CI log is not 80 columns wide, so do not fold to 80."""
-    import sys
-
-    from rich.console import Console
-
-    return Console(highlight=False, width=None if sys.stdout.isatty() else 200)
-
-
 def print_terminal(doc: dict, console) -> None:
     from rich.table import Table
     from rich.text import Text
