@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import shutil
 import tempfile
 from collections import Counter, defaultdict
@@ -222,7 +223,10 @@ class Sequential:
     metric (timed window, CPU time, memory): flagged at the level a flag must reach in
     the report (alpha / (tests x spending looks): multitest, the Benjamini-Hochberg
     level of a lone change among `tests` tests), or its interval wholly inside the
-    no-change band (1 / (1 + threshold), 1 + threshold). Otherwise it goes on to the
+    no-change band (1 / (1 + threshold), 1 + threshold), or futile: not even the
+    largest change still plausible (one-sided 95 %) could be flagged at the last look
+    at this noise (stats.futile; a noisy benchmark stops rather than spend pairs that
+    cannot decide it, and says what it could see). Otherwise it goes on to the
     next look, while each side's time budget allows. Alpha is split over the spending
     looks only (multitest.spending_looks): a look too short to reach that level can
     stop a group for "no change", never flag it. The design is recorded in the results
@@ -245,7 +249,7 @@ class Sequential:
 
     def to_json(self) -> dict:
         return {"looks": list(self.looks), "alpha": self.alpha, "threshold": self.threshold,
-                "tests": self.tests, "spending_looks": list(self.spending)}
+                "tests": self.tests, "spending_looks": list(self.spending), "futility_z": stats.PLAUSIBLE_Z}
 
     def decided(self, group: list[Job]) -> bool:
         first = group[0].to_json()
@@ -263,9 +267,16 @@ class Sequential:
                 inside = c.ci_low is not None and c.ci_high is not None and band[0] < c.ci_low and c.ci_high < band[1]
                 flagged = (c.n_base in self.spending and c.p_value is not None and c.p_value < self.flag_level
                            and c.ratio is not None and not band[0] < c.ratio < band[1])
-                if not (flagged or inside):
+                if not (flagged or inside or self.futile(xs, ys, t)):
                     return False
         return True
+
+    def futile(self, xs: list[float], ys: list[float], threshold: float) -> bool:
+        """No change this comparison could still plausibly show would be flagged by the
+        last look (stats.futile): more pairs would only cost time."""
+        if not (all(x > 0 for x in xs) and all(y > 0 for y in ys)):
+            return False
+        return stats.futile([math.log(y / x) for x, y in zip(xs, ys)], self.looks[-1], self.flag_level, threshold)
 
 
 def sequential_design(runs: int, max_runs: int, alpha: float = stats.DEFAULT_ALPHA,

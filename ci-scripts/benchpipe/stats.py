@@ -186,6 +186,36 @@ def min_paired_p(n: int) -> float:
     return min(1.0, 2.0 / 2 ** n)
 
 
+# Futility (runner.Sequential): a comparison whose largest plausible change (the
+# estimate plus this many robust standard errors: one-sided 95 %) could not be flagged
+# even at the last look stops sampling. Simulated (python -m devtools.futility: 246
+# tests, looks 10/20/30, 200 trials, fixed seeds): an A/A at 3-15 % pair noise takes
+# 16-17 pairs instead of 26-30, and the share of 5 % and 2 % slowdowns flagged is the
+# same as sampling to the cap in every cell (normal and heavy-tailed noise, 1-15 %).
+PLAUSIBLE_Z = 1.645
+
+
+def futile(log_ratios, n_last: int, level: float, threshold: float, plausible_z: float = PLAUSIBLE_Z) -> bool:
+    """Whether more pairs are wasted on this comparison: even a change as large as the
+    upper end of a one-sided 95 % interval of the pairs so far (median log ratio plus
+    plausible_z robust standard errors, scale 1.4826 x MAD, as the signed-rank test is
+    robust to the odd wild pair) would be neither significant at `level` (two-sided,
+    normal approximation) nor beyond the practical threshold after n_last pairs at this
+    noise. Never true at or after the last look, nor for a constant comparison. Stopping
+    for futility never flags, so it cannot add a false alarm."""
+    d = np.asarray(list(log_ratios), dtype=float)
+    n = len(d)
+    if n < MIN_SAMPLES or n >= n_last:
+        return False
+    med = float(np.median(d))
+    scale = 1.4826 * float(np.median(np.abs(d - med)))
+    if scale == 0:
+        return False
+    plausible = abs(med) + plausible_z * scale / math.sqrt(n)
+    needed = max(float(sps.norm.isf(level / 2)) * scale / math.sqrt(n_last), math.log1p(threshold))
+    return plausible < needed
+
+
 def _geomean_ratio(d, axis=-1):
     return np.exp(np.mean(d, axis=axis))
 

@@ -218,6 +218,49 @@ def test_sequential_design_stops_when_decided_and_goes_on_when_not():
     assert many.decided([_job(clear20), _job([b * 1.10 for b in clear20])])
 
 
+def test_futile_stops_noise_that_could_not_decide_and_keeps_what_could():
+    from benchpipe import runner
+    seq = runner.sequential_design(10, 30, tests=250)
+    rng = np.random.default_rng(8)
+    base = list(np.exp(rng.normal(0, 0.01, 10)))
+    # ~15 % pair noise (robust scale), no change; then the same noise and +50 %
+    wild = 0.12 * np.array([1.2, -1.1, 0.4, -0.5, 0.9, -0.8, 0.1, -0.2, 1.5, -1.4])
+    noisy_same = list(np.array(base) * np.exp(wild))
+    noisy_huge = list(np.array(base) * 1.5 * np.exp(wild))
+    quiet_5 = [b * 1.05 * np.exp(rng.normal(0, 0.01)) for b in base]   # 1 % noise, +5 %
+    assert seq.decided([_job(base), _job(noisy_same)])                  # futile: stops at the first look
+    assert not seq.decided([_job(base), _job(noisy_huge)])              # 10 pairs cannot flag; 20 can
+    assert not seq.decided([_job(base), _job(quiet_5)])
+    d = np.log(np.array(noisy_same) / np.array(base))
+    assert stats.futile(d, 30, seq.flag_level, seq.threshold)
+    assert not stats.futile(d, 10, seq.flag_level, seq.threshold)       # never at the last look
+    assert not stats.futile(np.zeros(10), 30, seq.flag_level, seq.threshold)
+    assert not stats.futile(d, 1000, seq.flag_level, seq.threshold)   # 1000 pairs could see through it
+    assert seq.to_json()["futility_z"] == stats.PLAUSIBLE_Z
+
+
+def test_futility_saves_pairs_without_losing_detection():
+    """Synthetic comparisons through runner.Sequential and the report's judgement
+    (devtools.futility): at noise that 30 pairs cannot see through, the futility stop
+    saves pairs on unchanged code, and flags as many 5 % and 2 % slowdowns (give or take
+    a few) as sampling to the cap did; it never adds a false alarm."""
+    from devtools import futility
+    from benchpipe import runner
+    seq = runner.sequential_design(10, 30, tests=246)
+    for noise, heavy in ((0.06, False), (0.03, True)):
+        for change in (0.0, 0.05, 0.02):
+            runs = {}
+            for fut in (False, True):
+                rng = np.random.default_rng(31)
+                runs[fut] = [futility.one(rng, seq, noise, change, heavy, fut) for _ in range(60)]
+            pairs = {k: np.mean([n for n, _ in v]) for k, v in runs.items()}
+            flags = {k: sum(f for _, f in v) for k, v in runs.items()}
+            assert flags[True] <= flags[False]                  # stopping early never flags more
+            assert flags[True] >= flags[False] - 3, (noise, heavy, change, flags)
+            if change == 0.0:
+                assert flags[True] == 0 and pairs[True] < 0.75 * pairs[False], (noise, heavy, pairs)
+
+
 def test_spending_looks():
     from benchpipe.multitest import spending_looks
     assert spending_looks((10, 20, 30), 0.01, 1) == (10, 20, 30)
