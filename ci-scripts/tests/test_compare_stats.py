@@ -244,8 +244,8 @@ def test_futility_saves_pairs_without_losing_detection():
     (devtools.futility): at noise that 30 pairs cannot see through, the futility stop
     saves pairs on unchanged code, and flags as many 5 % and 2 % slowdowns (give or take
     a few) as sampling to the cap did; it never adds a false alarm."""
-    from devtools import futility
     from benchpipe import runner
+    from devtools import futility
     seq = runner.sequential_design(10, 30, tests=246)
     for noise, heavy in ((0.06, False), (0.03, True)):
         for change in (0.0, 0.05, 0.02):
