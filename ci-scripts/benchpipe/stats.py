@@ -199,8 +199,8 @@ def futile(log_ratios, n_last: int, level: float, threshold: float, plausible_z:
     """Whether more pairs are wasted on this comparison: even a change as large as the
     upper end of a one-sided 95 % interval of the pairs so far (median log ratio plus
     plausible_z robust standard errors, scale 1.4826 x MAD, as the signed-rank test is
-    robust to the odd wild pair) would be neither significant at `level` (two-sided,
-    normal approximation) nor beyond the practical threshold after n_last pairs at this
+    robust to the odd wild pair) could not be both significant at `level` (two-sided,
+    normal approximation) and beyond the practical threshold after n_last pairs at this
     noise. Never true at or after the last look, nor for a constant comparison. Stopping
     for futility never flags, so it cannot add a false alarm."""
     d = np.asarray(list(log_ratios), dtype=float)
