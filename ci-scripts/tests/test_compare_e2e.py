@@ -15,6 +15,7 @@ half uses alpha 0.001 so that it flakes well under 1 % of the time; the scaled h
 the default alpha (0.01), as a PR comparison would."""
 
 import json
+import re
 
 import pytest
 
@@ -22,13 +23,15 @@ from benchpipe import ROOT, catalogue, cli, results, tools
 from compare_helpers import built_gobench, measured_docs
 
 
-def test_smoke_run_of_the_same_build_as_base_and_head_flags_nothing(tmp_path):
+def test_smoke_run_of_the_same_build_as_base_and_head_flags_nothing(tmp_path, capsys):
     if not tools.which("go"):
         pytest.skip("go is not installed")
     out = tmp_path / "run"
     rc = cli.main(["run", "--preset", "smoke", "--scenario", "cpu", "--lang", "go", "--ab-base", str(ROOT),
                    "--runs", "6", "--build-dir", str(tmp_path / "build"), "--out", str(out), "--no-summary"])
     assert rc == 0
+    # the progress line says how many runs sampling until sure took for each side
+    assert re.search(r"ok .*cpu .*median [0-9.e-]+ s of (6|12|18) runs", capsys.readouterr().err)
     js = tmp_path / "cmp.json"
     # alpha 0.001, as for the A/A half below: at the default 0.01 an A/A of two
     # benchmarks x three metrics at smoke size (windows of a few ms) flags about 2% of

@@ -242,7 +242,7 @@ def _run_jobs(jobs, preset, runs, timeout_s, hf_path, seq=None) -> int:
                 runner.run_group(group, hf_path, preset, runs, timeout_s, env, seq)
                 for j in group:
                     detail = j.reason if j.status != "ok" else (
-                        f"median {sorted(j.times)[len(j.times) // 2]:.4g} s" if j.times else "")
+                        f"median {sorted(j.times)[len(j.times) // 2]:.4g} s of {len(j.times)} runs" if j.times else "")
                     rep.end(j.name, j.status, detail)
         runner.cross_check(jobs)
         for j in jobs:
