@@ -136,12 +136,16 @@ def resolve_go(request: str, go: str) -> str:
     return pick_go(request, [])
 
 
-def git_commit(source: Path) -> str:
+def _git(source: Path, *args: str) -> str:
     try:
-        out = subprocess.run(["git", "-C", str(source), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=30)
+        out = subprocess.run(["git", "-C", str(source), *args], capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.SubprocessError):
-        return "unknown"
-    return out.stdout.strip() if out.returncode == 0 and out.stdout.strip() else "unknown"
+        return ""
+    return out.stdout.strip() if out.returncode == 0 else ""
+
+
+def git_commit(source: Path) -> str:
+    return _git(source, "rev-parse", "HEAD") or "unknown"
 
 
 def _env(extra: dict | None = None) -> dict:
@@ -232,6 +236,26 @@ def ensure_rust_toolchain(request: str, quiet=False) -> None:
         raise BenchError(f"rustup toolchain install {request} failed: {tail}")
 
 
+def reproducible_rust_env(env: dict, source: Path, src: Path, target: Path) -> dict:
+    """Two builds of one commit, the same bytes (as `go build -trimpath` gives Go). A
+    PR's head and base are built from two checkouts into two target dirs, at two
+    moments; the binaries differed all through .rodata because C code the Rust programs
+    compile (bundled SQLite, mimalloc) holds __DATE__/__TIME__, and in small processes
+    the shifted layout moved peak memory (Rust hashmap spawn: 6.4 against 6.2 MB,
+    flagged in an A/A). So: SOURCE_DATE_EPOCH (which the C compiler uses for those) is
+    the commit's time, and rustc's recorded paths are remapped to fixed names.
+    CARGO_ENCODED_RUSTFLAGS (which cargo prefers to RUSTFLAGS) keeps any flags the user
+    set and survives spaces in paths; a SOURCE_DATE_EPOCH the user set is kept."""
+    env = dict(env)
+    env.setdefault("SOURCE_DATE_EPOCH", _git(source, "log", "-1", "--format=%ct") or "0")
+    encoded = env.pop("CARGO_ENCODED_RUSTFLAGS", None)
+    plain = env.pop("RUSTFLAGS", "")
+    flags = [f for f in encoded.split("\x1f") if f] if encoded else plain.split()
+    flags += [f"--remap-path-prefix={src}=/bench/rust", f"--remap-path-prefix={target}=/bench/target"]
+    env["CARGO_ENCODED_RUSTFLAGS"] = "\x1f".join(flags)
+    return env
+
+
 def build_rust(cat: Catalogue, source: Path, request: str, out_dir: Path, label: str, quiet=False
                ) -> tuple[list[Built], sqlite_link.SqliteLib | None]:
     """The Rust programs, and the SQLite library their build compiled (for Go to link)."""
@@ -248,6 +272,7 @@ def build_rust(cat: Catalogue, source: Path, request: str, out_dir: Path, label:
     # One target dir per label and toolchain: switching toolchains never invalidates
     # another's cache, and nothing is rebuilt when the sources did not change.
     target = (out_dir / label / request / "target").resolve()
+    env = reproducible_rust_env(env, source, src.resolve(), target)
     _run([cargo, *plus, "build", "--release", "--locked", "--target-dir", str(target)], src, env,
          f"cargo build ({request})", quiet)
     out = []
