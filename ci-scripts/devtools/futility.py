@@ -16,19 +16,13 @@ from __future__ import annotations
 
 import argparse
 import math
-from types import SimpleNamespace
 
 import numpy as np
 
 from benchpipe import runner, stats
+from devtools.synthetic import sequential_job as _job
 
 CHANGES = (0.0, 0.05, 0.02)
-
-
-def _job(windows) -> SimpleNamespace:
-    bench = {"records": [{"elapsed_s": float(w)} for w in windows],
-             "samples": {"wall_s": [float(w) for w in windows], "user_s": [], "sys_s": [], "peak_rss_bytes": []}}
-    return SimpleNamespace(records=bench["records"], status="ok", to_json=lambda: bench)
 
 
 def one(rng, seq: runner.Sequential, noise: float, change: float, heavy: bool, futility: bool) -> tuple[int, bool]:

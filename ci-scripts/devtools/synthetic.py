@@ -18,9 +18,18 @@ import time
 from datetime import datetime, timedelta, timezone
 from functools import lru_cache
 from pathlib import Path
+from types import SimpleNamespace
 
 from benchpipe import catalogue as catalogue_mod
 from benchpipe.results import key_id
+
+
+def sequential_job(windows, status: str = "ok") -> SimpleNamespace:
+    """The little of a runner.Job that runner.Sequential.decided reads: one side's
+    timed windows so far (as records and samples) and its status."""
+    bench = {"records": [{"elapsed_s": float(w)} for w in windows],
+             "samples": {"wall_s": [float(w) for w in windows], "user_s": [], "sys_s": [], "peak_rss_bytes": []}}
+    return SimpleNamespace(records=bench["records"], status=status, to_json=lambda: bench)
 
 GO_TOOLCHAINS = ("go1.25.9", "go1.26.8")
 RUST_TOOLCHAINS = ("rust1.94.1", "rust1.95.0")

@@ -8,6 +8,7 @@ import pytest
 from scipy import stats as sps
 
 from benchpipe import stats
+from devtools.synthetic import sequential_job as _job
 
 
 def lognormal(rng, median, sigma, n):
@@ -181,13 +182,6 @@ def test_paired_says_when_there_are_not_enough_pairs_and_what_it_could_see():
     rng = np.random.default_rng(13)
     c = stats.compare_paired(*_drifted_ab(rng, 0.0, n=20))
     assert c.verdict == stats.NO_CHANGE and c.resolution is not None and stats.DEFAULT_THRESHOLD <= c.resolution < 0.05
-
-
-def _job(windows, status="ok"):
-    from types import SimpleNamespace
-    bench = {"records": [{"elapsed_s": w} for w in windows],
-             "samples": {"wall_s": list(windows), "user_s": [], "sys_s": [], "peak_rss_bytes": []}}
-    return SimpleNamespace(records=bench["records"], status=status, to_json=lambda: bench)
 
 
 def test_sequential_design_stops_when_decided_and_goes_on_when_not():
