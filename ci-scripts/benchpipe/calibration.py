@@ -138,6 +138,21 @@ def pairs_needed(scatter: float, change: float, power: float, level: float, thre
     return n
 
 
+def realised(rounds: list[tuple[dict, dict, dict]], metric: str) -> float | None:
+    """The change the scaled workload really made to a metric: exp of the median of every
+    A/B pair's log ratio log(B_i / A_i), pooled over the rounds. Scaling the size by 1.05
+    lengthens the timed window by less where part of the window does not grow with it
+    (sqlite's connection checkouts, a fixed sleep schedule), so a miss at x1.05 may be a
+    miss of a smaller change: this says how large the change really was."""
+    from benchpipe.compare import metric_samples
+    d = []
+    for a, _, b in rounds:
+        xs, ys = metric_samples(a, metric), metric_samples(b, metric)
+        if len(xs) == len(ys):
+            d.extend(math.log(y / x) for x, y in zip(xs, ys) if x > 0 and y > 0)
+    return math.exp(statistics.median(d)) if d else None
+
+
 def projection(rounds: list[tuple[dict, dict, dict]], level: float, threshold: float) -> dict:
     """The A/A pair scatter of the window and of CPU time, and the pairs each needs for
     each of GOALS (None: not with this threshold)."""
@@ -190,6 +205,7 @@ def family_result(spec: BenchSpec, factor_eff: float, rounds: list[tuple[dict, d
         "id": family_id(spec_key(spec)), "scenario": spec.scenario.name, "variant": spec.variant,
         "build": spec.build.name, "lang": spec.build.lang, "params": spec.params,
         "size_param": spec.scenario.size, "effective_factor": factor_eff,
+        "realised": {m: realised(rounds, m) for m in ("time", "cpu")},
         "median_window_s": med, "median_wall_s": statistics.median(walls) if walls else None,
         "robust_cv": 1.4826 * mad / med if med else None,
         "resolution": statistics.median(resolutions) if resolutions else None,

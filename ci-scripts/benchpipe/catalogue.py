@@ -79,6 +79,9 @@ class Preset:
     runs: int
     warmup: int
     timeout_s: float
+    # an interleaved group (A/B sides, toolchains) samples past 3 x runs rounds, up to
+    # 12 x, only while each side's time stays within this (0: never; runner.Sequential)
+    sample_budget_s: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -213,9 +216,12 @@ def load(path: Path = CATALOGUE_PATH) -> Catalogue:
 
 def _parse(raw: dict, path: Path) -> Catalogue:
     presets = {
-        name: Preset(name, p["description"], int(p["runs"]), int(p["warmup"]), float(p["timeout_s"]))
+        name: Preset(name, p["description"], int(p["runs"]), int(p["warmup"]), float(p["timeout_s"]),
+                     float(p.get("sample_budget_s", 0.0)))
         for name, p in raw["presets"].items()
     }
+    if any(not p.sample_budget_s >= 0 for p in presets.values()):
+        raise ValueError("a preset's sample_budget_s must be a number >= 0")
     if tuple(presets) != PRESETS:
         raise ValueError(f"presets must be {PRESETS}, found {tuple(presets)}")
     builds = {

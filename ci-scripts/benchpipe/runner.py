@@ -218,17 +218,27 @@ def _finish(job: Job) -> None:
 class Sequential:
     """Sample until sure, for interleaved groups (A/B sides, toolchains).
 
-    The rounds come in looks (e.g. 10, 20, 30 rounds). After each look but the last, a
-    group stops when every side's comparison with the first side is decided on every
-    metric (timed window, CPU time, memory): flagged at the level a flag must reach in
-    the report (alpha / (tests x spending looks): multitest, the Benjamini-Hochberg
-    level of a lone change among `tests` tests), or its interval wholly inside the
-    no-change band (1 / (1 + threshold), 1 + threshold), or futile: not even the
-    largest change still plausible (one-sided 95 %) could be flagged at the last look
-    at this noise (stats.futile; a noisy benchmark stops rather than spend pairs that
-    cannot decide it, and says what it could see). Otherwise it goes on to the
-    next look, while each side's time budget allows. Alpha is split over the spending
-    looks only (multitest.spending_looks): a look too short to reach that level can
+    The rounds come in looks (10, 20, 30 rounds, then 60 and 120 for a group cheap
+    enough). After each look but the last, a group stops when every side's comparison
+    with the first side is decided on every metric (timed window, CPU time, memory):
+    flagged at the level a flag must reach in the report (alpha / (tests x spending
+    looks): multitest, the Benjamini-Hochberg level of a lone change among `tests`
+    tests), or its interval wholly inside the no-change band (1 / (1 + threshold),
+    1 + threshold), or futile: not even the largest change still plausible (one-sided
+    95 %) could be flagged by the last look this group can afford (stats.futile; a noisy
+    benchmark stops rather than spend pairs that cannot decide it, and says what it
+    could see). Otherwise it goes on to the next look, while each side's time limit
+    allows.
+
+    Which looks a group can afford: every look up to `free` (3 x runs), and a later one
+    only while each side's time, projected at its pace so far, stays within `budget_s`
+    (the preset's `sample_budget_s`; per side, so that two sides of a pull request and
+    three of a calibration afford the same looks). A short, noisy benchmark (files,
+    fanout, sqlite: 10-60 ms) thus takes the 60 or 120 pairs a 5 % change needs at its
+    noise, for the seconds that 30 pairs of a long one cost; a long one (hashmap,
+    sleep) stops at 30 as before. Alpha is split over the spending looks
+    (multitest.spending_looks), whichever a group reaches, so a group's data-dependent
+    stop never raises the false-alarm rate: a look too short to reach that level can
     stop a group for "no change", never flag it. The design is recorded in the results
     file (env.sequential) and `compare` corrects by it."""
 
@@ -237,6 +247,8 @@ class Sequential:
     threshold: float
     memory_threshold: float = stats.DEFAULT_MEMORY_THRESHOLD
     tests: int = 1
+    free: int = 0                  # looks up to here need no budget (0: all of them)
+    budget_s: float | None = None  # seconds each side may take, for looks past `free`
 
     @property
     def spending(self) -> tuple[int, ...]:
@@ -248,10 +260,38 @@ class Sequential:
         return multitest.lone_flag_level(self.alpha, self.tests, self.spending)
 
     def to_json(self) -> dict:
-        return {"looks": list(self.looks), "alpha": self.alpha, "threshold": self.threshold,
-                "tests": self.tests, "spending_looks": list(self.spending), "futility_z": stats.PLAUSIBLE_Z}
+        out = {"looks": list(self.looks), "alpha": self.alpha, "threshold": self.threshold,
+               "tests": self.tests, "spending_looks": list(self.spending), "futility_z": stats.PLAUSIBLE_Z}
+        if self.free and self.free < self.looks[-1]:
+            out["free_looks"] = self.free
+            out["budget_s"] = self.budget_s or 0.0
+        return out
 
-    def decided(self, group: list[Job]) -> bool:
+    def reach(self, group: list[Job], done: int, timeout_s: float = math.inf) -> int:
+        """The last look this group can afford after `done` rounds: every look up to
+        `free`, a later one while every side's time at its pace so far stays within the
+        budget; and none that would take a side past its time limit (extra rounds are a
+        bonus and never make a benchmark time out)."""
+        last = done
+        for n in self.looks:
+            if n <= done:
+                last = n
+                continue
+            if done:
+                if any(j.used_s + j.used_s / done * (n - done) > timeout_s for j in group):
+                    break
+                within = not self.free or n <= self.free or all(
+                    j.used_s / done * n <= (self.budget_s or 0.0) for j in group)
+                if not within:
+                    break
+            last = n
+        return last
+
+    def decided(self, group: list[Job], last: int | None = None) -> bool:
+        """Whether more rounds would be wasted: every comparison flagged, inside the band
+        or futile against `last`, the last look the group can afford (default: the
+        design's last)."""
+        last = last or self.looks[-1]
         first = group[0].to_json()
         for other in group[1:]:
             if any(j.status == "failed" for j in (group[0], other)):
@@ -267,27 +307,49 @@ class Sequential:
                 inside = c.ci_low is not None and c.ci_high is not None and band[0] < c.ci_low and c.ci_high < band[1]
                 flagged = (c.n_base in self.spending and c.p_value is not None and c.p_value < self.flag_level
                            and c.ratio is not None and not band[0] < c.ratio < band[1])
-                if not (flagged or inside or self.futile(xs, ys, t)):
+                if not (flagged or inside or self.futile(xs, ys, t, last)):
                     return False
         return True
 
-    def futile(self, xs: list[float], ys: list[float], threshold: float) -> bool:
+    def futile(self, xs: list[float], ys: list[float], threshold: float, last: int | None = None) -> bool:
         """No change this comparison could still plausibly show would be flagged by the
-        last look (stats.futile): more pairs would only cost time."""
+        last look it can reach (stats.futile): more pairs would only cost time."""
         if not (all(x > 0 for x in xs) and all(y > 0 for y in ys)):
             return False
-        return stats.futile([math.log(y / x) for x, y in zip(xs, ys)], self.looks[-1], self.flag_level, threshold)
+        return stats.futile([math.log(y / x) for x, y in zip(xs, ys)], last or self.looks[-1], self.flag_level,
+                            threshold)
+
+
+# Sampling until sure: rounds every `runs` up to FREE_ROUNDS x runs, then doubling up to
+# MAX_ROUNDS x runs for the groups the preset's budget affords.
+FREE_ROUNDS, MAX_ROUNDS = 3, 12
 
 
 def sequential_design(runs: int, max_runs: int, alpha: float = stats.DEFAULT_ALPHA,
-                      threshold: float = stats.DEFAULT_THRESHOLD, tests: int = 1) -> Sequential | None:
-    """Looks at runs, 2 * runs, ... up to max_runs (None: a fixed number of rounds).
+                      threshold: float = stats.DEFAULT_THRESHOLD, tests: int = 1,
+                      budget_s: float = 0.0) -> Sequential | None:
+    """Looks at runs, 2 * runs, 3 * runs, then doubling (6 * runs, 12 * runs) up to
+    max_runs (None: a fixed number of rounds). Looks past 3 * runs are taken only by a
+    group each of whose sides stays within budget_s seconds (0: no such look is designed).
     tests: how many tests the report will make (comparisons x metrics)."""
     if max_runs <= runs:
         return None
-    looks = tuple(range(runs, max_runs + 1, runs))
-    looks = looks if looks[-1] == max_runs else (*looks, max_runs)
-    return Sequential(looks, alpha, threshold, tests=max(1, tests))
+    free = min(FREE_ROUNDS * runs, max_runs)
+    looks = list(range(runs, free + 1, runs))
+    if looks[-1] != free:
+        looks.append(free)
+    if budget_s > 0:
+        n = free
+        while n < max_runs:
+            n = min(2 * n, max_runs)
+            looks.append(n)
+    return Sequential(tuple(looks), alpha, threshold, tests=max(1, tests), free=free,
+                      budget_s=budget_s if budget_s > 0 else None)
+
+
+def default_max_runs(runs: int, budget_s: float) -> int:
+    """--max-runs when not given: 12 x runs where the preset has a budget, else 3 x."""
+    return (MAX_ROUNDS if budget_s > 0 else FREE_ROUNDS) * runs
 
 
 def run_group(group: list[Job], hf_path: str, preset: Preset, runs: int, timeout_s: float, env: dict,
@@ -302,9 +364,10 @@ def run_group(group: list[Job], hf_path: str, preset: Preset, runs: int, timeout
     else:
         rounds = sequential.looks[-1] if sequential else runs
         for r in range(rounds):
-            if sequential and r in sequential.looks and (
-                    sequential.decided(group) or not _budget_for(group, r, sequential, timeout_s)):
-                break
+            if sequential and r in sequential.looks:
+                last = sequential.reach(group, r, timeout_s)
+                if last <= r or sequential.decided(group, last):
+                    break
             order = group if r % 2 == 0 else list(reversed(group))
             for job in order:
                 if job.status == "failed":
@@ -320,13 +383,6 @@ def run_group(group: list[Job], hf_path: str, preset: Preset, runs: int, timeout
     for j in group:
         _finish(j)
         shutil.rmtree(j.workdir, ignore_errors=True)  # setup data can be large
-
-
-def _budget_for(group: list[Job], done: int, seq: Sequential, timeout_s: float) -> bool:
-    """Whether every side has the time for the next look's rounds, at its pace so far:
-    extra rounds are a bonus and never make a benchmark time out."""
-    nxt = next((n for n in seq.looks if n > done), done)
-    return all(j.used_s + (j.used_s / done) * (nxt - done) <= timeout_s for j in group if done)
 
 
 def cross_check(jobs: list[Job]) -> None:

@@ -45,9 +45,9 @@ def one(rng, seq: runner.Sequential, noise: float, change: float, heavy: bool, f
 
 def _no_futility(seq: runner.Sequential) -> runner.Sequential:
     class Plain(runner.Sequential):
-        def futile(self, xs, ys, threshold):
+        def futile(self, xs, ys, threshold, last=None):
             return False
-    return Plain(seq.looks, seq.alpha, seq.threshold, seq.memory_threshold, seq.tests)
+    return Plain(seq.looks, seq.alpha, seq.threshold, seq.memory_threshold, seq.tests, seq.free, seq.budget_s)
 
 
 def table(trials: int, tests: int, noises: list[float]) -> list[str]:

@@ -115,6 +115,23 @@ def test_family_result_counts_false_alarms_and_detections(cat):
     assert fam["aa_any"] == {"comparisons": 40, "flagged": 0, "rate": 0.0}
     assert fam["ab_any"]["flagged"] == fam["ab"]["flagged"]   # window and CPU time move together here
     assert s["report"]["detections"]["flagged"] == fam["ab"]["flagged"]
+    # the change the scaled side really made, as the data hold it
+    assert fam["realised"]["time"] == pytest.approx(1.10, abs=0.005)
+    assert fam["realised"]["cpu"] == pytest.approx(1.10, abs=0.005)
+
+
+def test_realised_says_when_the_window_grew_less_than_the_workload(cat):
+    """Half of each window is a fixed cost that scaling the workload leaves alone: x1.10
+    lengthens it by 5 %, and the family says so instead of leaving a miss of 5 % to
+    read as a miss of 10 %."""
+    rng = np.random.default_rng(22)
+
+    def draw(level):
+        return _bench(list((0.5 + 0.5 * level) * np.exp(rng.normal(0, 0.01, 10))))
+    rounds = [(draw(1.0), draw(1.0), draw(1.10)) for _ in range(20)]
+    fam = calibration.family_result(spec_of(cat, "cpu", threads=1), 1.10, rounds, alpha=0.01, threshold=0.02)
+    assert fam["effective_factor"] == 1.10
+    assert fam["realised"]["time"] == pytest.approx(1.05, abs=0.005)
 
 
 def test_a_report_sees_what_cpu_time_sees_when_the_window_is_noisy(cat):
@@ -193,6 +210,8 @@ def test_calibrate_command_on_the_real_program(tmp_path, tmp_path_factory, capsy
     assert fam["scenario"] == "cpu" and fam["effective_factor"] == 1.5
     assert fam["aa"]["comparisons"] == fam["ab"]["comparisons"] == 2
     assert len(fam["aa"]["ratios"]) == 2 and fam["median_wall_s"] > fam["median_window_s"] > 0
+    # what x1.5 really made of the window (at smoke size a fixed cost dominates: ~+7 % seen)
+    assert set(fam["realised"]) == {"time", "cpu"} and fam["realised"]["time"] > 0
     # 3+3 runs (fixed: --max-runs 3) cannot reach p < 0.01: every comparison is "too few
     # samples", never a flag
     assert fam["aa"]["flagged"] == 0 and fam["ab"]["flagged"] == 0

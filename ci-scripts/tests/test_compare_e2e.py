@@ -96,3 +96,37 @@ def test_scaled_workload_flags_the_scaled_benchmarks(docs, tmp_path):
         assert cpu["verdict"] == "regression" and cpu["ratio"] > 1.3 and cpu["p_value"] < 0.01
         # wall time: slower too; whether significant depends on the other load on the machine
         assert wall["ratio"] > 1.2
+
+
+def test_the_engine_takes_the_late_looks_a_cheap_group_affords_and_no_more(tmp_path_factory):
+    """runner.run_group on real runs of one cheap group (gobench cpu at smoke size, a few
+    ms a run) that no look decides: looks at 3, 6, 9 rounds free, then 18 and 36 within
+    the budget. A budget of minutes takes it to 36 rounds; a budget smaller than what 18
+    rounds cost stops it at the 9 free ones."""
+    import dataclasses
+
+    from benchpipe import runner, toolchains
+
+    program = built_gobench(str(tmp_path_factory.getbasetemp() / "gobuild"))
+    if not program:
+        pytest.skip("go is not installed")
+
+    class Undecided(runner.Sequential):
+        def decided(self, group, last=None):
+            return False
+
+    cat = catalogue.load()
+    (spec,) = [s for s in cat.benchmarks("smoke", scenarios=["cpu"], langs=["go"]) if s.params["threads"] == 1]
+    built = toolchains.Built("go", "go", "gobench", toolchains.program_toolchain(program), "local", "go", program,
+                             "a", "c" * 40)
+    hf = tools.require("hyperfine")
+    for budget, rounds in ((600.0, 36), (0.001, 9)):
+        base = runner.sequential_design(3, 36, tests=1, budget_s=budget)
+        seq = Undecided(base.looks, base.alpha, base.threshold, tests=1, free=base.free, budget_s=base.budget_s)
+        assert seq.looks == (3, 6, 9, 18, 36)
+        work = tmp_path_factory.mktemp(f"late{rounds}")
+        jobs = [runner.make_jobs([spec], [dataclasses.replace(built, label=label)], work / label, ab=True)[0]
+                for label in ("a", "b")]
+        runner.run_group(jobs, hf, cat.preset("smoke"), 3, 600, {}, seq)
+        assert [j.status for j in jobs] == ["ok", "ok"], [j.reason for j in jobs]
+        assert [len(j.times) for j in jobs] == [rounds, rounds]

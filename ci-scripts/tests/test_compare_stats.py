@@ -255,6 +255,44 @@ def test_futility_saves_pairs_without_losing_detection():
                 assert flags[True] == 0 and pairs[True] < 0.75 * pairs[False], (noise, heavy, pairs)
 
 
+def test_a_cheap_group_samples_past_30_pairs_within_its_budget_and_a_costly_one_does_not():
+    """Looks at 10, 20, 30 for every group; 60 and 120 only for a group each of whose
+    sides, at its pace so far, stays within the preset's budget. Futility is
+    judged against the last look the group can afford, so noise that 30 pairs cannot
+    see through may still be worth 120 pairs of a cheap benchmark."""
+    from types import SimpleNamespace
+
+    from benchpipe import runner
+    seq = runner.sequential_design(10, 120, tests=246, budget_s=10)
+    assert seq.looks == (10, 20, 30, 60, 120) and seq.free == 30 and seq.budget_s == 10
+    assert seq.spending == (20, 30, 60, 120)                       # alpha split four ways, whoever stops where
+    assert seq.to_json()["free_looks"] == 30 and seq.to_json()["budget_s"] == 10
+    assert runner.sequential_design(10, 120, budget_s=0).looks == (10, 20, 30)   # no budget: no late looks
+    assert runner.default_max_runs(10, 20) == 120 and runner.default_max_runs(10, 0) == 30
+
+    def side(per_run, rounds):
+        return SimpleNamespace(used_s=per_run * rounds)
+    cheap = [side(0.05, 30), side(0.07, 30)]        # 120 rounds cost each side 6 and 8.4 s
+    costly = [side(0.05, 30), side(0.4, 30)]        # 60 would cost the slower side 24 s
+    assert seq.reach(cheap, 30) == 120
+    assert seq.reach(costly, 30) == 30
+    assert seq.reach(costly, 10) == 30               # the free looks need no budget
+    assert seq.reach(cheap, 30, timeout_s=5.0) == 60  # nor may a side pass its time limit
+    assert seq.reach(cheap + [side(0.1, 30)], 30) == 60   # a third side affords the same per side
+    assert seq.reach([side(3.0, 10), side(3.0, 10)], 10, timeout_s=50) == 10
+
+    # 20 pairs of ~12 % pair noise around +3 %: 30 pairs could not flag it (futile if
+    # that is the last look the group can afford), 120 might
+    rng = np.random.default_rng(40)
+    z = rng.normal(0, 1, 20)
+    z = (z - np.median(z)) / (1.4826 * np.median(np.abs(z - np.median(z))))
+    base = list(np.exp(rng.normal(0, 0.001, 20)))
+    head = list(np.array(base) * np.exp(0.03 + 0.12 * z))
+    pair = [_job(base), _job(head)]
+    assert seq.decided(pair, last=30)
+    assert not seq.decided(pair, last=120)
+
+
 def test_spending_looks():
     from benchpipe.multitest import spending_looks
     assert spending_looks((10, 20, 30), 0.01, 1) == (10, 20, 30)

@@ -69,7 +69,10 @@ def test_matrix_nightly_builds_every_toolchain_once_per_job(capsys):
             # well inside the job's 180-minute timeout, even when every group samples to its maximum
             assert r["worst_min"] <= matrix_cmd.JOB_BUDGET_MIN
             assert 0 < r["estimate_min"] <= r["worst_min"]
-            assert cat.preset("standard").runs <= r["max_runs"] <= 3 * cat.preset("standard").runs
+            # sampling until sure: 3 x runs for every group, up to 12 x within the preset's budget
+            # (a shard too big for that gets fewer, and no late looks)
+            runs = cat.preset("standard").runs
+            assert r["max_runs"] == 12 * runs or runs <= r["max_runs"] <= 3 * runs
     ids = [r["id"] for r in rows]
     assert len(set(ids)) == len(ids)
     assert all(set(i) <= set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") for i in ids)

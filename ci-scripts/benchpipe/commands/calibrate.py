@@ -30,8 +30,8 @@ def add_arguments(p):
     p.add_argument("--factor", type=float, default=1.05, help="workload scale of B (default: 1.05)")
     p.add_argument("--runs", type=int, default=0, help="runs per side and comparison (default: the preset's)")
     p.add_argument("--max-runs", type=int, default=0, metavar="N",
-                   help="sample until sure up to N rounds, as `bench run` does for interleaved sides "
-                        "(default: 3 x --runs; = --runs: fixed)")
+                   help="sample until sure up to N rounds, as `bench run` does for interleaved sides, within the "
+                        "preset's sample_budget_s (default: as `bench run`; = --runs: fixed)")
     p.add_argument("--tests", type=int, default=0, metavar="M",
                    help="judge each comparison as one of M tests, as a pull request's report corrects across its "
                         "tests (default: the preset's benchmarks x 3 metrics)")
@@ -67,7 +67,8 @@ def run(args) -> int:
     if args.tests < 0:
         raise UsageError("--tests must be >= 1")
     tests = args.tests or len(cat.benchmarks(args.preset)) * len(METRICS)
-    seq = runner.sequential_design(runs, args.max_runs or 3 * runs, args.alpha, args.threshold, tests=tests)
+    seq = runner.sequential_design(runs, args.max_runs or runner.default_max_runs(runs, preset.sample_budget_s),
+                                   args.alpha, args.threshold, tests=tests, budget_s=preset.sample_budget_s)
     specs = select(cat, args.preset, args)
     specs = [s for s in specs if s.scenario.name != "mysql" or os.environ.get("BENCH_MYSQL_DSN")]
     if args.per_scenario:
@@ -140,6 +141,13 @@ def _scatter(f: dict) -> str:
     return " / ".join("-" if sc.get(m) is None else f"{sc[m]:.1%}" for m in ("time", "cpu"))
 
 
+def _realised(f: dict) -> str:
+    """The change the scaled workload made to the window and to CPU time (median pair ratio):
+    beside the size factor, since the window may grow by less (calibration.realised)."""
+    got = f.get("realised") or {}
+    return "/".join("-" if got.get(m) is None else f"{(got[m] - 1) * 100:+.1f}" for m in ("time", "cpu")) + "%"
+
+
 def _needed(goal: dict, threshold: float) -> str:
     """The fewer pairs of the window and CPU time (the report flags on either)."""
     if goal["change"] <= threshold:
@@ -178,12 +186,12 @@ def _print(doc: dict) -> None:
     t = Table(title=f"calibration: A/A and A vs A x{doc['factor']} ({doc['runs']} runs a side, alpha {doc['alpha']} "
                     f"across {doc.get('tests', 1)} tests, threshold {doc['threshold']:.1%}; timed window, paired)")
     # Headers on two lines, so that the family, which names the row, gets the room.
-    for col in ("family", "size x", "median\nwindow", "robust\nCV", "pairs", "could\nsee", "false\nalarms",
+    for col in ("family", "size x: realised\nwindow/cpu", "median\nwindow", "robust\nCV", "pairs", "could\nsee", "false\nalarms",
                 "detected", "cpu: false\nalarms", "cpu:\ndetected", "memory:\nfalse alarms",
                 "any metric:\nfalse alarms", "window or cpu:\ndetected"):
         t.add_column(col, justify="left" if col == "family" else "right", overflow="fold")
     for f in doc["families"]:
-        t.add_row(escape(f["id"]), f"{f['effective_factor']:.3f}",
+        t.add_row(escape(f["id"]), f"{f['effective_factor']:.3f}: {_realised(f)}",
                   f"{f['median_window_s'] * 1e3:.1f} ms" if f.get("median_window_s") else "-",
                   f"{f['robust_cv']:.2%}" if f["robust_cv"] is not None else "-",
                   f"{f['median_pairs']:g}" if f.get("median_pairs") is not None else "-",

@@ -26,7 +26,7 @@ import re
 import sys
 from dataclasses import dataclass
 
-from benchpipe import catalogue, toolchains
+from benchpipe import catalogue, runner, toolchains
 from benchpipe.errors import UsageError
 
 NAME = "matrix"
@@ -121,14 +121,21 @@ class Estimate:
     runs: int
     warmup: int
     per_unit: dict[tuple[str, str], list[tuple[int, float]]]  # (scenario, build) -> [(sides, s per run)]
+    budget_s: float = 0.0   # the preset's sample_budget_s: looks past 3 x runs within it
 
     def minutes(self, units, rounds: float) -> float:
-        """Running `units` with interleaved groups taking `rounds` x runs rounds."""
+        """Running `units` with interleaved groups taking `rounds` x runs rounds; at the
+        worst case (WORST_ROUNDS) a group may also take the later looks its budget
+        affords (runner.Sequential: at most the budget, at most 12 x runs)."""
         total = 0.0
         for u in units:
             for sides, per_run in self.per_unit[u]:
                 r = self.runs * (rounds if sides > 1 else 1)
-                total += sides * (r + self.warmup) * per_run / 60
+                t = sides * (r + self.warmup) * per_run
+                if sides > 1 and rounds >= WORST_ROUNDS and self.budget_s > 0:
+                    late = sides * (self.runs * runner.MAX_ROUNDS + self.warmup) * per_run
+                    t = max(t, min(late, sides * self.budget_s))   # the budget is per side
+                total += t / 60
         return total
 
     def job(self, units, rounds: float) -> float:
@@ -144,7 +151,7 @@ def estimate(cat, preset_name: str, specs, go: list[str], rust: list[str], sides
     for s in specs:
         per_run = s.scenario.run_s.get(preset_name, 1.0) + OVERHEAD_S
         per_unit.setdefault((s.scenario.name, s.build.name), []).append((per_lang[s.build.lang] * sides, per_run))
-    return Estimate(build, preset.runs, preset.warmup, per_unit)
+    return Estimate(build, preset.runs, preset.warmup, per_unit, preset.sample_budget_s)
 
 
 @dataclass
@@ -238,7 +245,9 @@ def build(args) -> dict:
                 "scenarios": ",".join(sh.scenarios),
                 "builds": ",".join(sh.builds),
                 # sampling until sure: at most this many rounds per interleaved group
-                "max_runs": int(round(p.runs * sh.max_rounds)),
+                # (a shard at full rounds also takes the late looks its preset's budget affords)
+                "max_runs": (runner.default_max_runs(p.runs, p.sample_budget_s) if sh.max_rounds >= WORST_ROUNDS
+                             else int(round(p.runs * sh.max_rounds))),
                 "shard": shard,
                 "estimate_min": round(est.job(sh.units, min(TYPICAL_ROUNDS, sh.max_rounds))),
                 "worst_min": round(est.job(sh.units, sh.max_rounds)),
@@ -265,5 +274,5 @@ def run(args) -> int:
             print(f"  {r['shard']:>5}  ~{r['estimate_min']} min (at most ~{r['worst_min']} min)  {r['scenarios']}"
                   + (f" [{r['builds']}]" if r["builds"] else "")
                   + (f" (sampling until sure capped at {r['max_runs']} rounds)"
-                     if r["max_runs"] < WORST_ROUNDS * runs else ""), file=sys.stderr)
+                     if r["max_runs"] < runner.FREE_ROUNDS * runs else ""), file=sys.stderr)
     return 0

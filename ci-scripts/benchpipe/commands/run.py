@@ -64,8 +64,10 @@ def add_arguments(p):
     p.add_argument("--runs", type=int, help="measured runs per benchmark (default: the preset's)")
     p.add_argument("--timeout", type=float, help="wall-clock limit per benchmark in seconds (default: the preset's)")
     p.add_argument("--max-runs", type=int, metavar="N",
-                   help="interleaved sides (--ab-base, several toolchains): sample until sure, adding --runs more "
-                        "rounds while a comparison is undecided, up to N (default: 3 x --runs; = --runs: fixed)")
+                   help="interleaved sides (--ab-base, several toolchains): sample until sure, adding rounds "
+                        "while a comparison is undecided: looks every --runs up to 3 x --runs, then doubling up to N "
+                        "for a group whose time stays within the preset's sample_budget_s (default: 12 x --runs "
+                        "where the preset has a budget, else 3 x; = --runs: fixed)")
     p.add_argument("--out", help="output folder (default: results/<UTC timestamp>/)")
     p.add_argument("--no-summary", action="store_true", help="do not print the summary table at the end")
     p.add_argument("--scale", type=float, default=RunOptions.scale, metavar="F",
@@ -177,7 +179,8 @@ def _run(opts: RunOptions, cat, preset, specs, out: Path) -> int:
         # group is killed and a throwaway MySQL server stopped on the way out.
         # The report will test every metric of every side against its group's first.
         tests = sum(len(g) - 1 for g in runner.groups(jobs)) * len(compare.METRICS)
-        seq = runner.sequential_design(runs, opts.max_runs or 3 * runs, tests=tests)
+        seq = runner.sequential_design(runs, opts.max_runs or runner.default_max_runs(runs, preset.sample_budget_s),
+                                       tests=tests, budget_s=preset.sample_budget_s)
         interleaved = tests > 0
         with mysqlserver.sigterm_as_interrupt():
             code = _run_jobs(jobs, preset, runs, timeout_s, hf_path, seq)
