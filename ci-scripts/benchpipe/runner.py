@@ -328,21 +328,21 @@ FREE_ROUNDS, MAX_ROUNDS = 3, 12
 def sequential_design(runs: int, max_runs: int, alpha: float = stats.DEFAULT_ALPHA,
                       threshold: float = stats.DEFAULT_THRESHOLD, tests: int = 1,
                       budget_s: float = 0.0) -> Sequential | None:
-    """Looks at runs, 2 * runs, 3 * runs, then doubling (6 * runs, 12 * runs) up to
-    max_runs (None: a fixed number of rounds). Looks past 3 * runs are taken only by a
-    group each of whose sides stays within budget_s seconds (0: no such look is designed).
+    """With a budget: looks at runs, 2 * runs, 3 * runs, open to every group, then
+    doubling (6 * runs, 12 * runs) up to max_runs for a group each of whose sides stays
+    within budget_s seconds. Without one (0): looks every `runs` up to max_runs, open to
+    every group. None: a fixed number of rounds (max_runs <= runs).
     tests: how many tests the report will make (comparisons x metrics)."""
     if max_runs <= runs:
         return None
-    free = min(FREE_ROUNDS * runs, max_runs)
+    free = min(FREE_ROUNDS * runs, max_runs) if budget_s > 0 else max_runs
     looks = list(range(runs, free + 1, runs))
     if looks[-1] != free:
         looks.append(free)
-    if budget_s > 0:
-        n = free
-        while n < max_runs:
-            n = min(2 * n, max_runs)
-            looks.append(n)
+    n = free
+    while n < max_runs:
+        n = min(2 * n, max_runs)
+        looks.append(n)
     return Sequential(tuple(looks), alpha, threshold, tests=max(1, tests), free=free,
                       budget_s=budget_s if budget_s > 0 else None)
 

@@ -267,7 +267,8 @@ def test_a_cheap_group_samples_past_30_pairs_within_its_budget_and_a_costly_one_
     assert seq.looks == (10, 20, 30, 60, 120) and seq.free == 30 and seq.budget_s == 10
     assert seq.spending == (20, 30, 60, 120)                       # alpha split four ways, whoever stops where
     assert seq.to_json()["free_looks"] == 30 and seq.to_json()["budget_s"] == 10
-    assert runner.sequential_design(10, 120, budget_s=0).looks == (10, 20, 30)   # no budget: no late looks
+    # no budget: every look open to every group, every `runs` up to --max-runs, as asked
+    assert runner.sequential_design(10, 50, budget_s=0).looks == (10, 20, 30, 40, 50)
     assert runner.default_max_runs(10, 20) == 120 and runner.default_max_runs(10, 0) == 30
 
     def side(per_run, rounds):
