@@ -111,6 +111,40 @@ def _parents() -> dict[int, int]:
     return parents
 
 
+def _children(pid: int) -> set[int] | None:
+    """The children of one process, from /proc/<pid>/task/*/children: a few small reads
+    instead of a scan of every process (17 ms a run here, twice a run). None where the
+    kernel does not offer the file (CONFIG_PROC_CHILDREN)."""
+    out: set[int] = set()
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except OSError:
+        return set()   # gone already
+    for t in tasks:
+        try:
+            out.update(int(x) for x in (t / "children").read_text().split())
+        except FileNotFoundError:
+            if not (t / "stat").exists():
+                continue   # the thread ended
+            return None
+        except (OSError, ValueError):
+            continue
+    return out
+
+
+def _tree(roots: set[int]) -> set[int] | None:
+    """Every descendant of roots (None: no children files here; scan instead)."""
+    out, todo = set(), list(roots)
+    while todo:
+        kids = _children(todo.pop())
+        if kids is None:
+            return None
+        for c in kids - out:
+            out.add(c)
+            todo.append(c)
+    return out
+
+
 def _descendants(parents: dict[int, int], roots: set[int]) -> set[int]:
     kids: dict[int, list[int]] = {}
     for c, pp in parents.items():
@@ -125,8 +159,11 @@ def _descendants(parents: dict[int, int], roots: set[int]) -> set[int]:
 
 
 def our_children() -> set[int]:
+    if not _SUBREAPER:
+        return set()
     me = os.getpid()
-    return {c for c, pp in _parents().items() if pp == me} if _SUBREAPER else set()
+    kids = _children(me)
+    return kids if kids is not None else {c for c, pp in _parents().items() if pp == me}
 
 
 def kill_escaped(before: set[int]) -> int:
@@ -135,9 +172,14 @@ def kill_escaped(before: set[int]) -> int:
     if not _SUBREAPER:
         return 0
     me = os.getpid()
-    parents = _parents()
-    new = {c for c, pp in parents.items() if pp == me and c not in before}
-    victims = new | _descendants(parents, new)
+    kids = _children(me)
+    new = (kids - before) if kids is not None else None
+    below = _tree(new) if new is not None else None
+    if below is None:   # no children files: one scan of every process
+        parents = _parents()
+        new = {c for c, pp in parents.items() if pp == me and c not in before}
+        below = _descendants(parents, new)
+    victims = new | below
     for pid in victims:
         try:
             os.kill(pid, signal.SIGKILL)

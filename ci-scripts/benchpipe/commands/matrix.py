@@ -49,11 +49,13 @@ NO_SHARDS = ("smoke", "quick")
 # Building one toolchain, minutes (a cold cargo build of both Rust programs; Go is quick).
 BUILD_MIN = {"go": 1.0, "rust": 4.0}
 # Rounds of an interleaved group relative to --runs: typical and worst (runner.
-# sequential_design: 3 x). Typical: measured, a PR-sized A/A of the quick preset (82
+# sequential_design: 3 x, plus the late looks the preset's budget affords, counted in
+# Estimate.minutes). Typical: measured, a PR-sized A/A of the quick preset (82
 # benchmarks, two builds of one commit, 2 cores): 17.9 pairs on average, 1.9 x the time
-# of 10 runs a side (the long hashmap groups go on longer); before the futility stop
-# every group went to 30.
-TYPICAL_ROUNDS, WORST_ROUNDS = 1.9, 3.0
+# of 10 runs a side; the late looks (60, 120 pairs within 10 s a side) took the six
+# short scenarios from 336 to 495 s of runs in an A/A of two builds (+2.7 min), less the
+# ~1 min that reading /proc/<pid>/task/*/children instead of every process saves: 2.1 x.
+TYPICAL_ROUNDS, WORST_ROUNDS = 2.1, 3.0
 # What the harness adds to each run (hyperfine start, process start, checks): measured
 # here as the gap between a run's wall time and the run command's time per run.
 OVERHEAD_S = 0.25
