@@ -132,14 +132,14 @@ def _children(pid: int) -> set[int] | None:
     return out
 
 
-def _tree(roots: set[int]) -> set[int] | None:
-    """Every descendant of roots (None: no children files here; scan instead)."""
+def _walk(roots: set[int], children_of) -> set[int] | None:
+    """Every descendant of roots, by children_of(pid) (None from it: give up, None)."""
     out, todo = set(), list(roots)
     while todo:
-        kids = _children(todo.pop())
+        kids = children_of(todo.pop())
         if kids is None:
             return None
-        for c in kids - out:
+        for c in set(kids) - out:
             out.add(c)
             todo.append(c)
     return out
@@ -149,13 +149,7 @@ def _descendants(parents: dict[int, int], roots: set[int]) -> set[int]:
     kids: dict[int, list[int]] = {}
     for c, pp in parents.items():
         kids.setdefault(pp, []).append(c)
-    out, todo = set(), list(roots)
-    while todo:
-        for c in kids.get(todo.pop(), ()):
-            if c not in out:
-                out.add(c)
-                todo.append(c)
-    return out
+    return _walk(roots, lambda pid: kids.get(pid, ()))
 
 
 def our_children() -> set[int]:
@@ -174,7 +168,7 @@ def kill_escaped(before: set[int]) -> int:
     me = os.getpid()
     kids = _children(me)
     new = (kids - before) if kids is not None else None
-    below = _tree(new) if new is not None else None
+    below = _walk(new, _children) if new is not None else None
     if below is None:   # no children files: one scan of every process
         parents = _parents()
         new = {c for c, pp in parents.items() if pp == me and c not in before}

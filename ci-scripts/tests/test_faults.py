@@ -196,3 +196,29 @@ def test_escaped_grandchildren_are_killed_with_the_benchmark(tmp_path):
     assert len(pids) >= 3 and not [p for p in pids if _alive(p)]
     doc = json.loads((tmp_path / "o2" / "results.json").read_text())
     assert all("left" in b["reason"] and "killed" in b["reason"] for b in doc["benchmarks"])
+
+
+def test_a_process_tree_is_walked_from_the_childrens_files_and_from_a_scan_alike():
+    """kill_escaped finds what a benchmark left behind from /proc/<pid>/task/*/children
+    (a few reads a run) and, where the kernel has no such files, from one scan of every
+    process: both give the same tree."""
+    import subprocess
+
+    from benchpipe import hyperfine
+    assert hyperfine._descendants({2: 1, 3: 2, 4: 1, 5: 9, 6: 5}, {1}) == {2, 3, 4}
+    if not sys.platform.startswith("linux"):
+        return
+    # a child with a grandchild: the children files and the scan agree
+    proc = subprocess.Popen(["sh", "-c", "sleep 30 & wait"])
+    try:
+        for _ in range(100):
+            kids = hyperfine._walk({proc.pid}, hyperfine._children)
+            if kids:
+                break
+            time.sleep(0.02)
+        assert proc.pid in hyperfine._children(os.getpid())
+        assert kids and kids == hyperfine._descendants(hyperfine._parents(), {proc.pid})
+    finally:
+        subprocess.run(["pkill", "-P", str(proc.pid)])
+        proc.kill()
+        proc.wait()
