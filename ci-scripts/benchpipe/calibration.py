@@ -100,16 +100,22 @@ def effective_factor(spec: BenchSpec, scaled: BenchSpec) -> float:
 GOALS = ((0.05, 0.95), (0.02, 0.80))
 
 
+def pair_log_ratios(rounds: list[tuple[dict, dict, dict]], metric: str, side: int) -> list[float]:
+    """log(X_i / A_i) of every pair of every round, X the round's side `side` (1: A', 2: B)."""
+    from benchpipe.compare import metric_samples
+    d = []
+    for r in rounds:
+        xs, ys = metric_samples(r[0], metric), metric_samples(r[side], metric)
+        if len(xs) == len(ys):
+            d.extend(math.log(y / x) for x, y in zip(xs, ys) if x > 0 and y > 0)
+    return d
+
+
 def pair_scatter(rounds: list[tuple[dict, dict, dict]], metric: str) -> float | None:
     """Standard deviation of the within-pair log ratio log(A'_i / A_i) over every pair of
     every round: the noise a paired comparison of identical code must see through. The
     plain (not robust) deviation, since occasional wild pairs cost the test too."""
-    from benchpipe.compare import metric_samples
-    d = []
-    for a, a2, _ in rounds:
-        xs, ys = metric_samples(a, metric), metric_samples(a2, metric)
-        if len(xs) == len(ys):
-            d.extend(math.log(y / x) for x, y in zip(xs, ys) if x > 0 and y > 0)
+    d = pair_log_ratios(rounds, metric, 1)
     return float(np.std(d, ddof=1)) if len(d) >= 3 else None
 
 
@@ -144,12 +150,7 @@ def realised(rounds: list[tuple[dict, dict, dict]], metric: str) -> float | None
     lengthens the timed window by less where part of the window does not grow with it
     (sqlite's connection checkouts, a fixed sleep schedule), so a miss at x1.05 may be a
     miss of a smaller change: this says how large the change really was."""
-    from benchpipe.compare import metric_samples
-    d = []
-    for a, _, b in rounds:
-        xs, ys = metric_samples(a, metric), metric_samples(b, metric)
-        if len(xs) == len(ys):
-            d.extend(math.log(y / x) for x, y in zip(xs, ys) if x > 0 and y > 0)
+    d = pair_log_ratios(rounds, metric, 2)
     return math.exp(statistics.median(d)) if d else None
 
 

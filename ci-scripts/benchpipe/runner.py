@@ -274,15 +274,9 @@ class Sequential:
         bonus and never make a benchmark time out)."""
         last = done
         for n in self.looks:
-            if n <= done:
-                last = n
-                continue
-            if done:
-                if any(j.used_s + j.used_s / done * (n - done) > timeout_s for j in group):
-                    break
-                within = not self.free or n <= self.free or all(
-                    j.used_s / done * n <= (self.budget_s or 0.0) for j in group)
-                if not within:
+            if n > done and done:
+                slowest = max(j.used_s for j in group) / done * n   # its time at look n, at its pace
+                if slowest > timeout_s or (self.free and n > self.free and slowest > (self.budget_s or 0.0)):
                     break
             last = n
         return last

@@ -55,7 +55,7 @@ BUILD_MIN = {"go": 1.0, "rust": 4.0}
 # of 10 runs a side; the late looks (60, 120 pairs within 10 s a side) took the six
 # short scenarios from 336 to 495 s of runs in an A/A of two builds (+2.7 min), less the
 # ~1 min that reading /proc/<pid>/task/*/children instead of every process saves: 2.1 x.
-TYPICAL_ROUNDS, WORST_ROUNDS = 2.1, 3.0
+TYPICAL_ROUNDS, WORST_ROUNDS = 2.1, float(runner.FREE_ROUNDS)
 # What the harness adds to each run (hyperfine start, process start, checks): measured
 # here as the gap between a run's wall time and the run command's time per run.
 OVERHEAD_S = 0.25
@@ -276,5 +276,5 @@ def run(args) -> int:
             print(f"  {r['shard']:>5}  ~{r['estimate_min']} min (at most ~{r['worst_min']} min)  {r['scenarios']}"
                   + (f" [{r['builds']}]" if r["builds"] else "")
                   + (f" (sampling until sure capped at {r['max_runs']} rounds)"
-                     if r["max_runs"] < runner.FREE_ROUNDS * runs else ""), file=sys.stderr)
+                     if r["max_runs"] < WORST_ROUNDS * runs else ""), file=sys.stderr)
     return 0
