@@ -222,3 +222,23 @@ def test_a_process_tree_is_walked_from_the_childrens_files_and_from_a_scan_alike
         subprocess.run(["pkill", "-P", str(proc.pid)])
         proc.kill()
         proc.wait()
+
+
+def test_wait_returns_the_exit_code_and_times_out_like_popen_wait():
+    """hyperfine.wait (a pidfd on Linux, not CPython's polling wait) keeps Popen.wait's
+    contract: the exit code when the process ends, TimeoutExpired when it does not (the
+    process is left for the caller to kill)."""
+    import subprocess
+
+    from benchpipe import hyperfine
+    quick = subprocess.Popen([sys.executable, "-c", "raise SystemExit(3)"])
+    assert hyperfine.wait(quick, 30) == 3
+    assert quick.returncode == 3
+    slow = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        with pytest.raises(subprocess.TimeoutExpired):
+            hyperfine.wait(slow, 0.2)
+        assert slow.poll() is None
+    finally:
+        slow.kill()
+        slow.wait()
