@@ -82,14 +82,56 @@ def memory_bytes() -> int:
     return 0
 
 
+PEOPLE = ("author", "committer")
+
+
+def _line(text: str) -> str:
+    """One line of at most 300 characters (the schema's rule for names)."""
+    return re.sub(r"[\x00-\x1f\x7f]", "", text)[:300]
+
+
+def _github_usernames(commit: str) -> dict:
+    """{author|committer: GitHub login} of the commit a push event names (the event JSON
+    of GitHub Actions); git itself knows only names and e-mails."""
+    path = os.environ.get("GITHUB_EVENT_PATH")
+    if not path:
+        return {}
+    try:
+        import json
+        head = json.loads(Path(path).read_text(encoding="utf-8")).get("head_commit") or {}
+    except (OSError, ValueError, AttributeError):
+        return {}
+    if not isinstance(head, dict) or head.get("id") != commit:
+        return {}
+    out = {}
+    for who in PEOPLE:
+        name = (head.get(who) or {}).get("username") if isinstance(head.get(who), dict) else None
+        if isinstance(name, str) and name:
+            out[who] = name
+    return out
+
+
 def git_info(source: Path) -> dict:
+    """The measured commit: SHA, branch, subject; its commit time, author and committer
+    (github-action-benchmark's data.js carries them, and its chart page shows the
+    committer's name and the commit's time)."""
     commit = _run(["git", "rev-parse", "HEAD"], cwd=source) or os.environ.get("GITHUB_SHA", "") or "unknown"
     branch = (os.environ.get("GITHUB_HEAD_REF") or os.environ.get("GITHUB_REF_NAME")
               or _run(["git", "rev-parse", "--abbrev-ref", "HEAD"], cwd=source) or "unknown")
-    message = _run(["git", "log", "-1", "--format=%s"], cwd=source)
+    fields = _run(["git", "log", "-1", "--format=%cI%x00%an%x00%ae%x00%cn%x00%ce%x00%s"], cwd=source).split("\0")
     out = {"commit": commit, "branch": branch}
-    if message:
-        out["commit_message"] = message
+    if len(fields) == 6:
+        when, an, ae, cn, ce, message = fields
+        if message:
+            out["commit_message"] = message
+        if when:
+            out["commit_time"] = when
+        logins = _github_usernames(commit)
+        for who, (name, email) in zip(PEOPLE, ((an, ae), (cn, ce))):
+            person = {"name": _line(name), "email": _line(email)}
+            if who in logins:
+                person["username"] = _line(logins[who])
+            out[f"commit_{who}"] = person
     return out
 
 

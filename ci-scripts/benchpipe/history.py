@@ -174,8 +174,12 @@ def run_record(doc: dict, run: str) -> dict:
         "toolchains": dict(env["toolchains"]), "hyperfine": env["hyperfine"],
         "benchmarks": sum(1 for b in doc["benchmarks"] if b["status"] == "ok"),
     }
-    if env.get("commit_message") is not None:
-        rec["commit_message"] = env["commit_message"]
+    for f in ("commit_message", "commit_time"):
+        if env.get(f) is not None:
+            rec[f] = env[f]
+    for f in ("commit_author", "commit_committer"):
+        if env.get(f):
+            rec[f] = dict(env[f])
     if env.get("labels"):
         rec["labels"] = dict(env["labels"])
     not_ok = [{"id": b["id"], "status": b["status"], "reason": b.get("reason", "")[-500:]}

@@ -186,6 +186,56 @@ def test_data_js_layout_of_github_action_benchmark(tmp_path):
     assert all(b["extra"].startswith("rust1.95.0; ") for b in e["benches"])  # the exact version of the point
 
 
+def test_data_js_commit_has_the_actions_author_committer_and_commit_time(tmp_path, monkeypatch):
+    """A real commit's people and time, from git (and the GitHub login from a push
+    event), through the results file and the history into data.js in the shape of the
+    action's push-event commit: its chart page reads commit.committer.username and shows
+    commit.timestamp (the commit's time, not the run's). A run recorded before these
+    fields existed still gives both objects."""
+    from benchpipe import envinfo
+    from benchpipe.results import write as write_results
+    from factories import results_doc
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    people = {"GIT_AUTHOR_NAME": "Ada \x07Author", "GIT_AUTHOR_EMAIL": "ada@example.org",
+              "GIT_AUTHOR_DATE": "2026-02-03T04:05:06+01:00", "GIT_COMMITTER_NAME": "Cy Committer",
+              "GIT_COMMITTER_EMAIL": "cy@example.org", "GIT_COMMITTER_DATE": "2026-02-03T05:06:07+01:00"}
+    git = {**os.environ, **people}
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run(["git", "-C", str(repo), "commit", "-q", "--allow-empty", "-m", "faster maps"], check=True, env=git)
+    sha = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"head_commit": {"id": sha, "author": {"username": "ada"},
+                                                  "committer": {"username": "web-flow"}}}))
+    monkeypatch.setenv("GITHUB_EVENT_PATH", str(event))
+    info = envinfo.git_info(repo)
+    assert info["commit"] == sha and info["commit_message"] == "faster maps"
+    assert info["commit_time"] == "2026-02-03T05:06:07+01:00"
+    assert info["commit_author"] == {"name": "Ada Author", "email": "ada@example.org", "username": "ada"}
+    assert info["commit_committer"] == {"name": "Cy Committer", "email": "cy@example.org", "username": "web-flow"}
+    event.write_text(json.dumps({"head_commit": {"id": "0" * 40, "author": {"username": "someone-else"}}}))
+    assert "username" not in envinfo.git_info(repo)["commit_author"]   # another commit's event
+
+    keys = small_keys(("sleep",))
+    doc = results_doc(keys, commit=sha, message="faster maps")
+    doc["env"].update({k: info[k] for k in ("commit_time", "commit_author", "commit_committer")})
+    write_results(tmp_path / "new.json", doc)           # valid against results.schema.json
+    old = make_results(tmp_path / "old.json", 1, keys=keys)
+    path = tmp_path / "dev/bench/data.js"
+    for f in (tmp_path / "new.json", old):
+        rep = history.add_files(tmp_path / "h", [f])
+        data_js.update(path, rep.new_runs, rep.new_entries, "https://github.com/o/r")
+    assert history.check(tmp_path / "h") == []          # valid against history.schema.json
+    new, before = data_js.read(path)["entries"]["linux go stable"]
+    assert new["commit"] == {"author": {"email": "ada@example.org", "name": "Ada Author", "username": "ada"},
+                             "committer": {"email": "cy@example.org", "name": "Cy Committer", "username": "web-flow"},
+                             "distinct": True, "id": sha, "message": "faster maps",
+                             "timestamp": "2026-02-03T05:06:07+01:00", "url": f"https://github.com/o/r/commit/{sha}"}
+    assert before["commit"]["committer"] == {"email": "", "name": "", "username": ""}
+    assert before["commit"]["timestamp"] == "2026-03-01T03:00:00Z"   # the run's date
+
+
 def test_killed_add_leaves_history_valid(tmp_path):
     """Kill `history add` at several moments: every file is old or new (atomic rename),
     check passes, readers see only whole runs, and adding again completes the run."""

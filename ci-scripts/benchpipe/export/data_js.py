@@ -28,6 +28,24 @@ def read(path: Path) -> dict:
     return data
 
 
+def _person(p: dict | None) -> dict:
+    p = p or {}
+    return {"email": p.get("email", ""), "name": p.get("name", ""), "username": p.get("username", "")}
+
+
+def commit_object(run: dict, commit_id: str, repo_url: str) -> dict:
+    """The `commit` of a data.js entry in the action's shape (its push-event commit:
+    author, committer, id, message, timestamp = the commit's time, url); the action's
+    chart page shows `commit.committer.username` in every tooltip, so author and
+    committer are always objects (empty strings for what git does not know, such as a
+    GitHub login outside a push event). A run recorded before commits carried their
+    people and time gives the run's date."""
+    return {"author": _person(run.get("commit_author")), "committer": _person(run.get("commit_committer")),
+            "distinct": True, "id": commit_id, "message": run.get("commit_message", ""),
+            "timestamp": run.get("commit_time") or run["date"],
+            "url": f"{repo_url.rstrip('/')}/commit/{commit_id}" if repo_url else ""}
+
+
 def update(path, new_runs: list[dict], new_entries: list[dict], repo_url: str = "") -> int:
     """Append the new runs to github-action-benchmark's dev/bench/data.js (keeping
     whatever the action itself wrote there; sets and benches: export.benchmark_action).
@@ -55,8 +73,7 @@ def update(path, new_runs: list[dict], new_entries: list[dict], repo_url: str = 
         entry = next((x for x in series if x.get("commit", {}).get("id") == commit_id), None)
         if entry is None:
             stamp = int(datetime.fromisoformat(first_date[commit_id].replace("Z", "+00:00")).timestamp() * 1000)
-            commit = {"id": commit_id, "message": r.get("commit_message", ""), "timestamp": r["date"],
-                      "url": f"{data.get('repoUrl', '').rstrip('/')}/commit/{commit_id}" if data.get("repoUrl") else ""}
+            commit = commit_object(r, commit_id, data.get("repoUrl", ""))
             entry = {"commit": commit, "date": stamp, "tool": "customSmallerIsBetter", "benches": []}
             series.append(entry)
         have = {b.get("name") for b in entry["benches"]}
