@@ -63,8 +63,9 @@ class Settings:
                     + ("corrected across every metric and benchmark of the report by Benjamini-Hochberg "
                        "(false discovery rate at alpha)" if self.correction == "bh"
                        else "not corrected across metrics and benchmarks"),
-            "interval": f"percentile bootstrap, {stats.BOOTSTRAP_RESAMPLES} resamples: of the geometric mean of "
-                        "the within-pair ratios (paired), of the ratio of medians (unpaired)",
+            "interval": "paired: the Hodges-Lehmann estimate of the within-pair log ratios (median of their "
+                        "Walsh averages) with the signed-rank test inverted (exact); unpaired: the ratio of "
+                        f"medians with a percentile bootstrap interval, {stats.BOOTSTRAP_RESAMPLES} resamples",
         }
 
 

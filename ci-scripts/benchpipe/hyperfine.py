@@ -213,7 +213,7 @@ def wait(proc: subprocess.Popen, timeout_s: float) -> int:
     except (AttributeError, OSError):
         return proc.wait(timeout=timeout_s)
     try:
-        if not select.select([fd], [], [], timeout_s)[0]:
+        if not select.select([fd], [], [], min(timeout_s, 1e8))[0]:   # select refuses a time past time_t
             raise subprocess.TimeoutExpired(proc.args, timeout_s)
     finally:
         os.close(fd)

@@ -52,9 +52,12 @@ machine (an A/B run or two toolchains of one run: the runner alternates the side
 by round, B H then H B), run i of base and run i of head share the machine's state of
 that moment. The test is then on the within-pair log ratios log(head_i / base_i):
 Wilcoxon signed-rank, two-sided (scipy.stats.wilcoxon; exact for small n), which
-cancels a drift that the unpaired rank test must absorb as noise. Effect: the geometric
-mean of the within-pair ratios, with a percentile bootstrap interval (scipy.stats.
-bootstrap over the pairs). The smallest two-sided p-value is 2 / 2^n: 8 pairs are needed
+cancels a drift that the unpaired rank test must absorb as noise. Effect: exp of the
+Hodges-Lehmann estimate of the log ratios (the median of their Walsh averages), with the
+distribution-free interval that inverts the same signed-rank test (exact), so estimate,
+interval and test tell one story: the interval leaves out 1 about when the test
+rejects, and one wild pair cannot drag the estimate (it did the geometric mean: 1.09
+for ten pairs of which nine said 0.99). The smallest two-sided p-value is 2 / 2^n: 8 pairs are needed
 for alpha = 0.01; with fewer, the unpaired test is used (5+5 runs can reach 0.01 there). Each verdict also states the resolution reached: the interval's
 largest distance from the ratio, the change this comparison could still not tell from
 noise ("could see changes of X% or more").
@@ -216,8 +219,36 @@ def futile(log_ratios, n_last: int, level: float, threshold: float, plausible_z:
     return plausible < needed
 
 
-def _geomean_ratio(d, axis=-1):
-    return np.exp(np.mean(d, axis=axis))
+@lru_cache(maxsize=None)
+def signed_rank_cdf(n: int) -> np.ndarray:
+    """P(T <= t), t = 0 .. n(n+1)/2, of the signed-rank statistic T on n pairs under no
+    change (each rank's sign a fair coin), exact: the distribution scipy's exact
+    wilcoxon test uses, which scipy does not expose."""
+    pmf = np.zeros(n * (n + 1) // 2 + 1)
+    pmf[0] = 1.0
+    for k in range(1, n + 1):
+        shifted = np.zeros_like(pmf)
+        shifted[k:] = pmf[:-k]
+        pmf = 0.5 * (pmf + shifted)
+    return np.cumsum(pmf)
+
+
+def hodges_lehmann(d, confidence: float = CONFIDENCE) -> tuple[float, float, float]:
+    """The Hodges-Lehmann estimate of the centre of d (the median of the Walsh averages
+    (d_i + d_j) / 2, i <= j) and its distribution-free interval, the signed-rank test
+    inverted (as R's wilcox.test(conf.int = TRUE) computes it): the estimate and
+    interval that belong to the signed-rank test. Unlike the mean, one wild pair moves
+    it by at most one rank: a single 2.6 x hiccup among 10 steady pairs made the
+    geometric mean of the ratios 1.09 (interval up to 1.33) where every other pair
+    said 0.99."""
+    d = np.asarray(d, dtype=float)
+    n = len(d)
+    i, j = np.triu_indices(n)
+    walsh = np.sort((d[i] + d[j]) / 2)
+    m = len(walsh)
+    # qu: the smallest t with P(T <= t) >= (1 - confidence) / 2, at least 1 (R's qsignrank)
+    qu = max(1, int(np.searchsorted(signed_rank_cdf(n), (1 - confidence) / 2 - 1e-12)))
+    return float(np.median(walsh)), float(walsh[qu - 1]), float(walsh[m - qu])
 
 
 def compare_paired(base, head, *, alpha: float = DEFAULT_ALPHA, threshold: float = DEFAULT_THRESHOLD,
@@ -239,20 +270,14 @@ def compare_paired(base, head, *, alpha: float = DEFAULT_ALPHA, threshold: float
         return SampleComparison(**common, ratio=None, ci_low=None, ci_high=None, p_value=None, verdict=TOO_FEW,
                                 note=f"not enough runs for a verdict: needs at least {MIN_SAMPLES} pairs")
     d = np.log(h / b)
-    ratio = float(_geomean_ratio(d))
     if np.all(d == 0):
         return SampleComparison(**common, ratio=1.0, ci_low=1.0, ci_high=1.0, p_value=1.0, verdict=NO_CHANGE,
                                 note="identical samples", resolution=threshold)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         p = float(sps.wilcoxon(d, alternative="two-sided", zero_method="zsplit").pvalue)
-        if np.all(d == d[0]):
-            lo = hi = ratio
-        else:
-            res = sps.bootstrap((d,), _geomean_ratio, vectorized=True, n_resamples=BOOTSTRAP_RESAMPLES,
-                                confidence_level=confidence, method="percentile",
-                                rng=np.random.default_rng(seed))
-            lo, hi = float(res.confidence_interval.low), float(res.confidence_interval.high)
+    est, lo_d, hi_d = hodges_lehmann(d, confidence)
+    ratio, lo, hi = math.exp(est), math.exp(lo_d), math.exp(hi_d)
     p = 1.0 if not math.isfinite(p) else min(1.0, p)
     common.update(ratio=ratio, ci_low=lo, ci_high=hi, p_value=p)
     return _verdict(common, p, min_paired_p(n), f"{n} pairs", alpha, threshold)

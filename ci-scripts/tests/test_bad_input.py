@@ -23,6 +23,9 @@ def _one_line(stderr: str) -> str:
     (["--preset", "smoke", "--build", "rust-jemalloc"], "unknown build 'rust-jemalloc'"),
     (["--preset", "smoke", "--go", "go1.26.8,gcc"], "unknown go toolchain 'gcc'"),
     (["--preset", "smoke", "--rust", "stabel"], "unknown rust toolchain 'stabel'"),
+    (["--preset", "smoke", "--timeout", "inf"], "--timeout must be seconds above 0"),
+    (["--preset", "smoke", "--timeout", "-3"], "--timeout must be seconds above 0"),
+    (["--preset", "smoke", "--timeout", "nan"], "--timeout must be seconds above 0"),
 ])
 def test_run_rejects_unknown_names(tmp_path, args, needle):
     out = tmp_path / "out"

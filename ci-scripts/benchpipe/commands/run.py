@@ -121,6 +121,9 @@ def run(args) -> int:
     return run_benchmarks(RunOptions.from_args(args))
 
 
+MAX_TIMEOUT_S = 7 * 86400
+
+
 def run_benchmarks(opts: RunOptions) -> int:
     """Build, run and write the results folder; 0 when nothing failed, 1 otherwise.
     Bad options raise UsageError before anything is built."""
@@ -138,6 +141,8 @@ def run_benchmarks(opts: RunOptions) -> int:
     toolchains.parse_list(opts.rust, "rust")
     if opts.runs is not None and opts.runs < 1:
         raise UsageError("--runs must be >= 1")
+    if opts.timeout is not None and not (0 < opts.timeout <= MAX_TIMEOUT_S):
+        raise UsageError(f"--timeout must be seconds above 0 and at most {MAX_TIMEOUT_S} (a week), not {opts.timeout:g}")
     if opts.max_runs is not None and opts.max_runs < (opts.runs or preset.runs):
         raise UsageError("--max-runs must be at least --runs (the preset's runs when not given)")
     if opts.ab_base and not Path(opts.ab_base).is_dir():

@@ -111,9 +111,10 @@ def render(report: Report) -> str:
     out.append(
         f"Each benchmark ran several times on each side on the same machine. When the sides ran in one run, "
         f"they ran in adjacent pairs (base, head, then head, base, ...), and the test is on the pairs: *ratio* "
-        f"is the geometric mean of the within-pair ratios head / base (above 1: head is slower or uses more "
-        f"memory), with a {s.confidence:.0%} bootstrap interval, and *p* is the two-sided Wilcoxon signed-rank "
-        f"test on them, which cancels the machine's drift. Sides from two "
+        f"is the typical within-pair ratio head / base (above 1: head is slower or uses more memory: the "
+        f"Hodges-Lehmann estimate, which one wild pair cannot drag), with the {s.confidence:.0%} interval of the "
+        f"same test, and *p* is the two-sided Wilcoxon signed-rank test on the pairs, which cancels the "
+        f"machine's drift. Sides from two "
         f"runs are compared unpaired: ratio of medians, Mann-Whitney U. An interleaved run samples until sure: "
         f"after its first runs it adds rounds (looks at, e.g., 10, 20 and 30 pairs, then 60 and 120 for a "
         f"benchmark short enough to take them within the preset's time budget) while a comparison is still "
