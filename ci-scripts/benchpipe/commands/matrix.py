@@ -50,12 +50,11 @@ NO_SHARDS = ("smoke", "quick")
 BUILD_MIN = {"go": 1.0, "rust": 4.0}
 # Rounds of an interleaved group relative to --runs: typical and worst (runner.
 # sequential_design: 3 x, plus the late looks the preset's budget affords, counted in
-# Estimate.minutes). Typical: measured, a PR-sized A/A of the quick preset (82
-# benchmarks, two builds of one commit, 2 cores): 17.9 pairs on average, 1.9 x the time
-# of 10 runs a side; the late looks (60, 120 pairs within 10 s a side) took the six
-# short scenarios from 336 to 495 s of runs in an A/A of two builds (+2.7 min), less the
-# ~1 min that reading /proc/<pid>/task/*/children instead of every process saves: 2.1 x.
-TYPICAL_ROUNDS, WORST_ROUNDS = 2.1, float(runner.FREE_ROUNDS)
+# Estimate.minutes). Typical: measured, a PR-sized A/A of the quick preset (82 groups,
+# two builds of one commit, 2 cores, 2026-11-25): 25.9 pairs a group on average, the
+# short benchmarks taking the late looks (60, 120 within 10 s a side) and the long ones
+# stopping at 10-30: 1.8 x the time of 10 runs a side, time-weighted.
+TYPICAL_ROUNDS, WORST_ROUNDS = 1.8, float(runner.FREE_ROUNDS)
 # What the harness adds to each run (hyperfine start, process start, checks): measured
 # here as the gap between a run's wall time and the run command's time per run.
 OVERHEAD_S = 0.25
