@@ -5,6 +5,7 @@ degrades to a placeholder instead of failing: a missing CPU model must not stop 
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import platform
 import re
@@ -97,7 +98,6 @@ def _github_usernames(commit: str) -> dict:
     if not path:
         return {}
     try:
-        import json
         head = json.loads(Path(path).read_text(encoding="utf-8")).get("head_commit") or {}
     except (OSError, ValueError, AttributeError):
         return {}
