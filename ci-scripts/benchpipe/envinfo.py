@@ -105,7 +105,8 @@ def _github_usernames(commit: str) -> dict:
         return {}
     out = {}
     for who in PEOPLE:
-        name = (head.get(who) or {}).get("username") if isinstance(head.get(who), dict) else None
+        person = head.get(who)
+        name = person.get("username") if isinstance(person, dict) else None
         if isinstance(name, str) and name:
             out[who] = name
     return out
