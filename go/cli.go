@@ -37,6 +37,7 @@ type invocation struct {
 	sc      *scenario
 	variant string
 	params  params
+	repeat  int // --repeat: runs of the scenario in this process (1: the default)
 }
 
 // parseInvocation parses `<scenario> [--variant v] [--name value | --name=value]...`.
@@ -60,7 +61,10 @@ func parseInvocation(args []string, needVariant bool) (*invocation, error) {
 			return nil, usagef("unexpected argument %q", arg)
 		}
 		name, value, hasValue := strings.Cut(arg[2:], "=")
-		if name != "variant" && sc.param(name) == nil {
+		if name == "repeat" && !needVariant {
+			return nil, usagef("--repeat is for a run, not for setup")
+		}
+		if name != "variant" && name != "repeat" && sc.param(name) == nil {
 			return nil, usagef("unknown parameter --%s for %s", name, sc.name)
 		}
 		if !hasValue {
@@ -69,6 +73,17 @@ func parseInvocation(args []string, needVariant bool) (*invocation, error) {
 			}
 			i++
 			value = args[i]
+		}
+		if name == "repeat" {
+			if inv.repeat != 0 {
+				return nil, usagef("--repeat given twice")
+			}
+			k, err := strconv.Atoi(value)
+			if err != nil || k < 1 || k > maxRepeat {
+				return nil, usagef("--repeat: %q is not a whole number from 1 to %d", value, maxRepeat)
+			}
+			inv.repeat = k
+			continue
 		}
 		if name == "variant" {
 			if inv.variant != "" {

@@ -2,7 +2,7 @@
 // run, one JSON result record as the last line on stdout (see
 // ci-scripts/schemas/README.md, Contract 1).
 //
-//	gobench <scenario> [--variant v] [--param value ...]
+//	gobench <scenario> [--variant v] [--repeat K] [--param value ...]
 //	gobench setup <scenario> [--param value ...]
 //	gobench list
 package main
@@ -77,7 +77,7 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "%s: setup %s done\n", programName, inv.sc.name)
 		return nil
 	case "help", "-h", "--help":
-		fmt.Fprintf(stdout, "usage: %s <scenario> [--variant v] [--param value ...]\n       %s setup <scenario> [--param value ...]\n       %s list\nscenarios: %s\n",
+		fmt.Fprintf(stdout, "usage: %s <scenario> [--variant v] [--repeat K] [--param value ...]\n       %s setup <scenario> [--param value ...]\n       %s list\nscenarios: %s\n",
 			programName, programName, programName, strings.Join(scenarioNames(), ", "))
 		return nil
 	}
@@ -85,7 +85,7 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	res, err := inv.sc.run(inv.variant, inv.params)
+	res, repeat, err := runRepeated(inv)
 	if err != nil {
 		return fmt.Errorf("%s: %w", inv.sc.name, err)
 	}
@@ -93,6 +93,7 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: reading resource usage: %w", inv.sc.name, err)
 	}
+	rec.Repeat = repeat
 	return writeJSONLine(stdout, rec)
 }
 

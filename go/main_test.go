@@ -138,6 +138,7 @@ func validateRecord(t *testing.T, line string) map[string]any {
 			fail("missing field %s", k)
 		}
 	}
+	allowed["repeat"] = true // only a run with --repeat K > 1 has it (TestRepeat)
 	for k := range rec {
 		if !allowed[k] {
 			fail("unexpected field %s", k)
@@ -289,6 +290,10 @@ func TestBadInput(t *testing.T) {
 		{[]string{"cpu", "stray"}, `unexpected argument "stray"`},
 		{[]string{"setup", "files-read", "--tasks", "0"}, "--tasks must be >= 1"},
 		{[]string{"list", "extra"}, "list takes no arguments"},
+		{[]string{"cpu", "--repeat", "0"}, `--repeat: "0" is not a whole number from 1 to 100`},
+		{[]string{"cpu", "--repeat=101"}, `--repeat: "101" is not a whole number from 1 to 100`},
+		{[]string{"cpu", "--repeat", "2", "--repeat", "3"}, "--repeat given twice"},
+		{[]string{"setup", "files-rw", "--repeat", "2"}, "--repeat is for a run, not for setup"},
 	}
 	if buildTags == "" {
 		cases = append(cases, struct {

@@ -41,6 +41,7 @@ type record struct {
 	CPUSysS      float64         `json:"cpu_sys_s"`
 	Runtime      map[string]any  `json:"runtime"`
 	Metrics      map[string]any  `json:"metrics"`
+	Repeat       *repeatInfo     `json:"repeat,omitempty"`
 }
 
 // windowCPU is the CPU time the process spent inside the timed window.

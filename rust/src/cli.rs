@@ -1,4 +1,4 @@
-//! Command line: `<scenario> --variant <v> [--<param> <value>]...`, `setup <scenario>
+//! Command line: `<scenario> --variant <v> [--repeat K] [--<param> <value>]...`, `setup <scenario>
 //! [...]`, `list`. Parsing and validation are driven by the catalogue table, so every
 //! parameter gets the same checks and the same messages as in the Go program.
 
@@ -19,6 +19,8 @@ pub struct Invocation {
     /// depend on it).
     pub variant: &'static str,
     pub params: Params,
+    /// `--repeat K`: runs of the scenario in this process (1: the default).
+    pub repeat: usize,
 }
 
 /// A usage error: exit code 2 and this one line on stderr.
@@ -38,7 +40,7 @@ macro_rules! usage {
 pub fn usage_text(program: &str) -> String {
     let scenarios: Vec<&str> = catalogue::SCENARIOS.iter().map(|s| s.name).collect();
     format!(
-        "usage:\n  {program} <scenario> --variant <v> [--<param> <value>]...\n  \
+        "usage:\n  {program} <scenario> --variant <v> [--repeat K] [--<param> <value>]...\n  \
          {program} setup <scenario> [--<param> <value>]...\n  \
          {program} list\nscenarios: {}\n`{program} list` shows variants and parameters.",
         scenarios.join(", ")
@@ -68,6 +70,7 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
 fn invocation(name: &str, rest: &[String], need_variant: bool) -> Result<Invocation, UsageError> {
     let scenario = catalogue::find(name).ok_or_else(|| usage!("unknown scenario {name:?}"))?;
     let mut variant = None;
+    let mut repeat = None;
     let mut given: Vec<(&'static Param, &str)> = Vec::new();
 
     let mut args = rest.iter();
@@ -79,7 +82,10 @@ fn invocation(name: &str, rest: &[String], need_variant: bool) -> Result<Invocat
             Some((flag, value)) => (flag, Some(value)),
             None => (flag, None),
         };
-        if flag != "variant" && scenario.param(flag).is_none() {
+        if flag == "repeat" && !need_variant {
+            return Err(usage!("--repeat is for a run, not for setup"));
+        }
+        if flag != "variant" && flag != "repeat" && scenario.param(flag).is_none() {
             return Err(usage!("unknown parameter --{flag}"));
         }
         let value = match inline {
@@ -90,6 +96,12 @@ fn invocation(name: &str, rest: &[String], need_variant: bool) -> Result<Invocat
         };
         match scenario.param(flag) {
             Some(param) => given.push((param, value)),
+            None if flag == "repeat" => {
+                if repeat.is_some() {
+                    return Err(usage!("--repeat given twice"));
+                }
+                repeat = Some(parse_repeat(value)?);
+            }
             None => variant = Some(value),
         }
     }
@@ -128,7 +140,20 @@ fn invocation(name: &str, rest: &[String], need_variant: bool) -> Result<Invocat
         scenario,
         variant,
         params,
+        repeat: repeat.unwrap_or(1),
     })
+}
+
+fn parse_repeat(raw: &str) -> Result<usize, UsageError> {
+    raw.parse::<usize>()
+        .ok()
+        .filter(|k| (1..=crate::repeat::MAX_REPEAT).contains(k))
+        .ok_or_else(|| {
+            usage!(
+                "--repeat: {raw:?} is not a whole number from 1 to {}",
+                crate::repeat::MAX_REPEAT
+            )
+        })
 }
 
 fn parse_value(param: &Param, raw: &str) -> Result<Value, UsageError> {
@@ -347,6 +372,21 @@ mod tests {
         );
         assert_eq!(err("sleep stray"), r#"unexpected argument "stray""#);
         assert_eq!(err(""), "missing scenario (see `list`)");
+        assert_eq!(
+            err("sleep --repeat 0"),
+            r#"--repeat: "0" is not a whole number from 1 to 100"#
+        );
+        assert_eq!(
+            err("sleep --repeat=101"),
+            r#"--repeat: "101" is not a whole number from 1 to 100"#
+        );
+        assert_eq!(err("sleep --repeat 2 --repeat 3"), "--repeat given twice");
+        assert_eq!(
+            err("setup files-rw --repeat 2"),
+            "--repeat is for a run, not for setup"
+        );
+        assert_eq!(run("sleep --repeat 3").unwrap().repeat, 3);
+        assert_eq!(run("sleep").unwrap().repeat, 1);
     }
 
     #[test]

@@ -16,6 +16,7 @@ pub mod latency;
 pub mod lcg;
 pub mod mysql;
 pub mod record;
+pub mod repeat;
 pub mod sleep;
 pub mod sql_common;
 pub mod sqlite;
@@ -201,15 +202,18 @@ pub fn main(build: Build) -> ExitCode {
         }
         Command::Run(inv) => {
             let ctx = ctx(program);
-            let result = guarded(|| run(&inv, ctx)).and_then(|outcome| {
-                let usage = sysinfo::Usage::now();
-                let line = record::Record::new(&build, &inv, outcome, usage).to_line();
-                let mut stdout = std::io::stdout().lock();
-                // A closed stdout is a failed run too: nobody got the record.
-                writeln!(stdout, "{line}")
-                    .and_then(|()| stdout.flush())
-                    .context(|| "writing the record")
-            });
+            let result =
+                guarded(|| repeat::run_repeated(inv.repeat, || run(&inv, ctx), || setup(&inv)))
+                    .and_then(|(outcome, repeat)| {
+                        let usage = sysinfo::Usage::now();
+                        let line =
+                            record::Record::new(&build, &inv, outcome, repeat, usage).to_line();
+                        let mut stdout = std::io::stdout().lock();
+                        // A closed stdout is a failed run too: nobody got the record.
+                        writeln!(stdout, "{line}")
+                            .and_then(|()| stdout.flush())
+                            .context(|| "writing the record")
+                    });
             finish(program, &inv, result)
         }
     }

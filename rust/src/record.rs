@@ -2,7 +2,9 @@
 //! (`ci-scripts/schemas/record.schema.json`).
 
 use crate::latency::LatencyPair;
+use crate::repeat::Repeat;
 use crate::sysinfo::Usage;
+use crate::window::WindowTimes;
 use crate::{Build, Outcome, build_info, cli::Invocation, num_cpus};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
@@ -29,17 +31,34 @@ pub struct Record {
     cpu_sys_s: f64,
     runtime: Map<String, Value>,
     metrics: Map<String, Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    repeat: Option<Repeat>,
 }
 
 /// The CPU time the process spent inside the timed window.
-#[derive(Serialize)]
-struct WindowCpu {
+#[derive(Debug, Serialize)]
+pub struct WindowCpu {
     user: f64,
     sys: f64,
 }
 
+impl WindowCpu {
+    pub fn of(window: &WindowTimes) -> WindowCpu {
+        WindowCpu {
+            user: window.cpu_user.as_secs_f64(),
+            sys: window.cpu_sys.as_secs_f64(),
+        }
+    }
+}
+
 impl Record {
-    pub fn new(build: &Build, inv: &Invocation, outcome: Outcome, usage: Usage) -> Record {
+    pub fn new(
+        build: &Build,
+        inv: &Invocation,
+        outcome: Outcome,
+        repeat: Option<Repeat>,
+        usage: Usage,
+    ) -> Record {
         let mut runtime = common_runtime(build);
         runtime.insert("tokio_workers".into(), json!(outcome.tokio_workers));
         runtime.extend(outcome.runtime);
@@ -54,10 +73,7 @@ impl Record {
             params: inv.params.to_json(),
             checksum: outcome.checksum,
             elapsed_s: outcome.window.elapsed.as_secs_f64(),
-            window_cpu_s: WindowCpu {
-                user: outcome.window.cpu_user.as_secs_f64(),
-                sys: outcome.window.cpu_sys.as_secs_f64(),
-            },
+            window_cpu_s: WindowCpu::of(&outcome.window),
             latency_us: outcome.latency,
             peak_rss_bytes: usage.peak_rss_bytes,
             baseline_rss_bytes: crate::sysinfo::baseline_rss_bytes(),
@@ -65,6 +81,7 @@ impl Record {
             cpu_sys_s: usage.cpu_sys.as_secs_f64(),
             runtime,
             metrics: outcome.metrics,
+            repeat,
         }
     }
 

@@ -306,6 +306,53 @@ fn files_rw_checksum() {
     }
 }
 
+/// `--repeat K` runs the scenario K times in one process, its setup between runs:
+/// files-rw appends to its files, so without the setup between them the checksum (the
+/// files' total size) would grow from run to run and the run would fail. Mirrors
+/// go/repeat_test.go.
+#[test]
+fn files_rw_repeat_sets_up_between_runs() {
+    let mut lcg = Lcg::new();
+    let appends = (0..200).filter(|_| lcg.next() % 20 % 2 == 0).count() as u64;
+    for (bin, name) in BINARIES {
+        let dir = common::scratch(&format!("files-rw-repeat-{name}"));
+        setup_files(bin, "files-rw", &dir);
+        let dir = dir.to_str().unwrap();
+        let args = [
+            "files-rw",
+            "--variant",
+            "tokio",
+            "--tasks",
+            "200",
+            "--dir",
+            dir,
+        ];
+        let single = record(bin, &args);
+        assert!(single.get("repeat").is_none(), "a run without --repeat");
+        common::ok(bin, &["setup", "files-rw", "--dir", dir]);
+        let r = record(bin, &[&args[..], &["--repeat", "4"]].concat());
+        assert_eq!(checksum(&r), 40_320 + 16 * appends);
+        assert_eq!(checksum(&r), checksum(&single));
+        assert_eq!(r["repeat"]["count"], 4);
+        let windows = r["repeat"]["windows"].as_array().unwrap();
+        assert_eq!(windows.len(), 4);
+        // The record's window is the median of the windows after the first (the warm-up).
+        let mut later: Vec<f64> = windows[1..]
+            .iter()
+            .map(|w| w["elapsed_s"].as_f64().unwrap())
+            .collect();
+        later.sort_by(f64::total_cmp);
+        assert!(later[0] > 0.0);
+        assert!((r["elapsed_s"].as_f64().unwrap() - later[1]).abs() < 1e-6);
+        let mut user: Vec<f64> = windows[1..]
+            .iter()
+            .map(|w| w["cpu_s"]["user"].as_f64().unwrap())
+            .collect();
+        user.sort_by(f64::total_cmp);
+        assert!((r["window_cpu_s"]["user"].as_f64().unwrap() - user[1]).abs() < 1e-6);
+    }
+}
+
 #[test]
 fn files_without_setup_fail() {
     let dir = common::scratch("files-missing").join("absent");
