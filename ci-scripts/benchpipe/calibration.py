@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 from scipy import stats as sps
 
-from benchpipe import envinfo, multitest, stats, strictjson
+from benchpipe import envinfo, measures, multitest, stats, strictjson
 from benchpipe.catalogue import BenchSpec
 from benchpipe.errors import BenchError
 from benchpipe.results import family_id, format_params
@@ -201,6 +201,7 @@ def family_result(spec: BenchSpec, factor_eff: float, rounds: list[tuple[dict, d
     mad = statistics.median(abs(x - med) for x in windows) if windows else None
     resolutions = [c.resolution for c in got["ab"] if c.resolution is not None]
     pairs = [c.n_base for c in got["ab"]]
+    counts = [measures.windows_per_run(a) for a, _, _ in rounds]   # --repeat K
     level = multitest.lone_flag_level(alpha, tests, looks.spending)
     return {
         "id": family_id(spec_key(spec)), "scenario": spec.scenario.name, "variant": spec.variant,
@@ -211,6 +212,7 @@ def family_result(spec: BenchSpec, factor_eff: float, rounds: list[tuple[dict, d
         "robust_cv": 1.4826 * mad / med if med else None,
         "resolution": statistics.median(resolutions) if resolutions else None,
         "median_pairs": statistics.median(pairs) if pairs else None,
+        "windows_per_run": statistics.median(counts) if counts else None,
         **projection(rounds, level, threshold),
         "aa": _rates(got["aa"], flagged=lambda c: c.flagged),
         "ab": _rates(got["ab"], flagged=lambda c: c.verdict == stats.REGRESSION),
@@ -318,10 +320,11 @@ def machine() -> dict:
 
 
 def document(preset: str, runs: int, repeats: int, factor: float, alpha: float, threshold: float,
-             families: list[dict], tests: int = 1) -> dict:
+             families: list[dict], tests: int = 1, repeat: dict | None = None) -> dict:
     return {
         "schema": CALIBRATION_SCHEMA, "timestamp": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "machine": machine(), "preset": preset, "runs": runs, "repeats": repeats, "factor": factor,
+        **({"repeat": repeat} if repeat else {}),
         "alpha": alpha, "threshold": threshold, "tests": tests, "families": families,
         "summary": summarise(families, factor, alpha, threshold),
     }

@@ -82,6 +82,9 @@ class Preset:
     # an interleaved group (A/B sides, toolchains) samples past 3 x runs rounds, up to
     # 12 x, only while each side's time stays within this (0: never; runner.Sequential)
     sample_budget_s: float = 0.0
+    # a benchmark whose window is this short runs several times in one process
+    # (`--repeat K`: K windows add up to about this many seconds; 0: never; runner.RepeatPlan)
+    repeat_s: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -217,11 +220,13 @@ def load(path: Path = CATALOGUE_PATH) -> Catalogue:
 def _parse(raw: dict, path: Path) -> Catalogue:
     presets = {
         name: Preset(name, p["description"], int(p["runs"]), int(p["warmup"]), float(p["timeout_s"]),
-                     float(p.get("sample_budget_s", 0.0)))
+                     float(p.get("sample_budget_s", 0.0)), float(p.get("repeat_s", 0.0)))
         for name, p in raw["presets"].items()
     }
     if any(not p.sample_budget_s >= 0 for p in presets.values()):
         raise ValueError("a preset's sample_budget_s must be a number >= 0")
+    if any(not 0 <= p.repeat_s <= 10 for p in presets.values()):
+        raise ValueError("a preset's repeat_s must be a number of seconds from 0 to 10")
     if tuple(presets) != PRESETS:
         raise ValueError(f"presets must be {PRESETS}, found {tuple(presets)}")
     builds = {

@@ -3,7 +3,9 @@ figures every report shows, defined once.
 
 - **window**: the program's own timed window (`elapsed_s` of each record: the scenario's
   clock, setup, runtime start and connection opening excluded). The primary time of
-  every report, as seed 004 times from the first spawn to the last result.
+  every report, as seed 004 times from the first spawn to the last result. Where the
+  process ran the scenario K times (`--repeat K`, windows_per_run), the median of its
+  windows after the first.
 - **cpu**: the process's CPU time inside that window (`window_cpu_s`, user + sys).
 - **wall**: hyperfine's whole-process wall time per run, the second figure (it adds
   process and runtime start-up).
@@ -44,6 +46,14 @@ def _finite(xs) -> list[float]:
 
 def window_s(bench: dict) -> list[float]:
     return _finite(r.get("elapsed_s") for r in bench.get("records", ()))
+
+
+def windows_per_run(bench: dict) -> int:
+    """How many times each process ran the scenario (`--repeat K`; 1: once, the
+    window is the process's only one). With K > 1 a record's window is the median of
+    its windows after the first."""
+    counts = [(r.get("repeat") or {}).get("count", 1) for r in bench.get("records", ())]
+    return max(counts, default=1)
 
 
 def window_cpu_s(bench: dict) -> list[float]:

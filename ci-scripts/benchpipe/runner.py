@@ -25,6 +25,11 @@ round gives every member one measured run (warm-ups in the first round), the ord
 alternating A B / B A between rounds, so drift on the machine (thermal, noisy
 neighbours) hits every side equally instead of whichever happened to run last.
 
+Repeats (presets with `repeat_s`): a benchmark whose timed window is short runs the
+scenario K times in each process (`--repeat K`), and its sample is the median of the
+windows after the first (RepeatPlan says how K is chosen). Its warm-up run, one
+invocation of its own, says how long the window is.
+
 After all benchmarks, the cross-language check: benchmarks with the same scenario and
 key params (and the same A/B label) must print the same checksum, whatever their
 variant, language, build or toolchain. Where they differ, the checksum held by a strict
@@ -68,10 +73,16 @@ class Job:
     records: list[dict] = field(default_factory=list)
     used_s: float = 0.0
     rounds: int = 0
+    repeat: int = 1     # --repeat K: scenario runs per process (RepeatPlan)
 
     @property
     def name(self) -> str:
         return display_name(self.key)
+
+    @property
+    def argv(self) -> list[str]:
+        """The command as measured: with --repeat K where the scenario runs K times."""
+        return self.command + (["--repeat", str(self.repeat)] if self.repeat > 1 else [])
 
     def fail(self, reason: str) -> None:
         if self.status != "failed":
@@ -84,7 +95,7 @@ class Job:
         reason = self.reason if self.status != "ok" else "; ".join(self.warnings)
         if reason:
             out["reason"] = reason
-        out["command"] = self.command
+        out["command"] = self.argv
         out["samples"] = {
             "wall_s": list(self.times),
             "user_s": [float(r["cpu_user_s"]) for r in self.records],
@@ -130,7 +141,7 @@ def fresh_copies(builds: list[Built], workroot: Path) -> list[Built]:
 def fresh_job(job: Job) -> Job:
     """The same benchmark again, nothing measured yet (calibrate repeats a group)."""
     return dataclasses.replace(job, status="pending", reason="", warnings=[], times=[], memory=[], records=[],
-                               used_s=0.0, rounds=0)
+                               used_s=0.0, rounds=0, repeat=1)
 
 
 def make_jobs(specs: list[BenchSpec], builds: list[Built], workroot: Path, ab: bool) -> list[Job]:
@@ -161,33 +172,44 @@ def groups(jobs: list[Job]) -> list[list[Job]]:
     return list(out.values())
 
 
-def _absorb(job: Job, inv: hyperfine.Invocation) -> None:
+def _checked(job: Job, inv: hyperfine.Invocation, run_name=lambda i: f"run {i}") -> list[dict] | None:
+    """The records of an invocation's runs, each checked (a JSON record that matches the
+    schema and names this benchmark); None, with the job failed, when any is not."""
     job.used_s += inv.elapsed_s
     if inv.escaped and not any("left" in w and "running" in w for w in job.warnings):
         job.warnings.append(f"warning: the program left {inv.escaped} process(es) running after it ended "
                             "(they were killed)")
     if inv.problem:
         job.fail(inv.problem)
-        return
+        return None
     if any(c != 0 for c in inv.exit_codes):
         job.fail(f"non-zero exit codes {inv.exit_codes}: {inv.stderr_tail}")
-        return
+        return None
+    records = []
     for i, output in enumerate(inv.outputs, start=len(job.records) + 1):
         line = hyperfine.last_line(output)
         try:
             rec = json.loads(line)
         except ValueError:
-            job.fail(f"run {i}: the last stdout line is not a JSON record: {line[:160]!r}")
-            return
+            job.fail(f"{run_name(i)}: the last stdout line is not a JSON record: {line[:160]!r}")
+            return None
         found = schema.problems(rec, "record")
         if found:
-            job.fail(f"run {i}: the record does not match record.schema.json: {found[0]}")
-            return
+            job.fail(f"{run_name(i)}: the record does not match record.schema.json: {found[0]}")
+            return None
         for f in ("scenario", "variant", "lang", "build"):
             if rec[f] != job.key[f]:
-                job.fail(f"run {i}: the record says {f}={rec[f]!r}, expected {job.key[f]!r}")
-                return
-        job.records.append(rec)
+                job.fail(f"{run_name(i)}: the record says {f}={rec[f]!r}, expected {job.key[f]!r}")
+                return None
+        records.append(rec)
+    return records
+
+
+def _absorb(job: Job, inv: hyperfine.Invocation) -> None:
+    records = _checked(job, inv)
+    if records is None:
+        return
+    job.records += records
     job.times += inv.times
     job.memory += inv.memory
 
@@ -346,15 +368,92 @@ def default_max_runs(runs: int, budget_s: float) -> int:
     return (MAX_ROUNDS if budget_s > 0 else FREE_ROUNDS) * runs
 
 
+# Repeats: at least MIN_REPEAT windows must fit in the target for a family to run warm
+# (two would leave one warm window for the price of two: measured here, that barely
+# beats one cold window); at most MAX_REPEAT (a 2 ms window: 50 windows, 0.1 s).
+MIN_REPEAT, MAX_REPEAT = 3, 50
+
+
+@dataclass
+class RepeatPlan:
+    """How many times each process runs the scenario (`--repeat K`), for a preset with
+    `repeat_s` (the seconds the K windows should add up to).
+
+    A group's warm-up run (one invocation per side, as before) gives its window w, the
+    slowest side's; K = repeat_s / w, at most MAX_REPEAT, so that every side of a group
+    runs the same K. The sample of each run is then the median of its K - 1 windows
+    after the first (the programs' `repeat`): warm windows, without the process's
+    start-up, and one window in a slow scheduling mode cannot move it.
+
+    Like against like: a warm window is shorter than a cold one (a window of fresh
+    threads, heap and files: measured here, files-rw Rust 29 -> 17 ms, cpu Go 34 -> 27
+    ms), so every benchmark of one family (one scenario at the same parameters, whatever
+    its language, build, variant or toolchain: what the Go-against-Rust figures set
+    side by side) runs warm or every one cold. The family's first group decides: warm
+    if at least MIN_REPEAT of its windows fit in repeat_s; the family's later groups
+    then run K >= 2, however long their window."""
+
+    target_s: float
+    warm: dict[tuple, bool] = field(default_factory=dict)
+
+    def fits(self, window_s: float) -> int:
+        """How many windows of this length fit in the target (at most MAX_REPEAT)."""
+        if not window_s > 0:
+            return MAX_REPEAT
+        return min(MAX_REPEAT, int(self.target_s / window_s))
+
+    def choose(self, family: tuple, window_s: float) -> int:
+        fits = self.fits(window_s)
+        warm = self.warm.setdefault(family, fits >= MIN_REPEAT)
+        return max(2, fits) if warm else 1
+
+    def to_json(self) -> dict:
+        return {"target_s": self.target_s, "min": MIN_REPEAT, "max": MAX_REPEAT}
+
+
+def repeat_plan(repeat_s: float) -> RepeatPlan | None:
+    return RepeatPlan(repeat_s) if repeat_s > 0 else None
+
+
+def family(job: Job) -> tuple:
+    """What a Go-against-Rust figure sets side by side: the scenario at the same params
+    (a parameter only one language takes, such as Rust's hasher, left out)."""
+    params = job.spec.scenario.params
+    return job.key["scenario"], format_params({k: v for k, v in job.key["params"].items()
+                                               if k not in params or params[k].lang is None})
+
+
+def _probe(job: Job, hf_path: str, env: dict, timeout_s: float) -> float | None:
+    """The benchmark's warm-up run, as an invocation of its own: its window (None when
+    the run failed, and the job with it)."""
+    inv = hyperfine.run(hf_path, job.argv, runs=1, warmup=0, workdir=job.workdir, env=env,
+                        timeout_s=timeout_s - job.used_s, prepare=job.prepare, tag="warmup")
+    records = _checked(job, inv, run_name=lambda _: "the warm-up run")
+    return float(records[0]["elapsed_s"]) if records else None
+
+
+def _plan_repeats(group: list[Job], plan: RepeatPlan, hf_path: str, env: dict, timeout_s: float) -> None:
+    windows = [w for w in (_probe(j, hf_path, env, timeout_s) for j in group) if w is not None]
+    if windows:
+        k = plan.choose(family(group[0]), max(windows))
+        for j in group:
+            j.repeat = k
+
+
 def run_group(group: list[Job], hf_path: str, preset: Preset, runs: int, timeout_s: float, env: dict,
-              sequential: Sequential | None = None) -> None:
+              sequential: Sequential | None = None, repeats: RepeatPlan | None = None) -> None:
     for j in group:
         j.workdir.mkdir(parents=True, exist_ok=True)
+    warmup = preset.warmup
+    if repeats:
+        _plan_repeats(group, repeats, hf_path, env, timeout_s)   # the first warm-up run
+        warmup = max(0, warmup - 1)
     if len(group) == 1:
         job = group[0]
-        inv = hyperfine.run(hf_path, job.command, runs=runs, warmup=preset.warmup, workdir=job.workdir,
-                            env=env, timeout_s=timeout_s, prepare=job.prepare)
-        _absorb(job, inv)
+        if job.status != "failed":
+            inv = hyperfine.run(hf_path, job.argv, runs=runs, warmup=warmup, workdir=job.workdir,
+                                env=env, timeout_s=timeout_s - job.used_s, prepare=job.prepare)
+            _absorb(job, inv)
     else:
         rounds = sequential.looks[-1] if sequential else runs
         for r in range(rounds):
@@ -371,7 +470,7 @@ def run_group(group: list[Job], hf_path: str, preset: Preset, runs: int, timeout
                     job.fail(f"timed out: {timeout_s:g} s (the limit per benchmark: --timeout, else the preset's) "
                              f"used up after {r} of {rounds} rounds")
                     continue
-                inv = hyperfine.run(hf_path, job.command, runs=1, warmup=preset.warmup if r == 0 else 0,
+                inv = hyperfine.run(hf_path, job.argv, runs=1, warmup=warmup if r == 0 else 0,
                                     workdir=job.workdir, env=env, timeout_s=left, prepare=job.prepare, tag=f"hf{r}")
                 _absorb(job, inv)
     for j in group:

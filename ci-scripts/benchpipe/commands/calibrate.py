@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from benchpipe import ROOT, calibration, catalogue, multitest, runner, stats, toolchains, tools
+from benchpipe.commands import run as run_command
 from benchpipe.commands.catalogue import add_filter_arguments, select
 from benchpipe.compare import METRICS
 from benchpipe.errors import BenchError, UsageError
@@ -38,6 +39,7 @@ def add_arguments(p):
     p.add_argument("--alpha", type=float, default=stats.DEFAULT_ALPHA, help=f"significance level (default: {stats.DEFAULT_ALPHA})")
     p.add_argument("--threshold", type=float, default=stats.DEFAULT_THRESHOLD,
                    help=f"practical threshold, relative (default: {stats.DEFAULT_THRESHOLD})")
+    run_command.add_repeat_argument(p)
     p.add_argument("--builds", default=str(ROOT / ".bench" / "build"),
                    help="folder with the build manifest of `bench build` (default: .bench/build)")
     p.add_argument("--out", default=calibration.DEFAULT_PATH, help="where to write calibration.json (default: ./calibration.json)")
@@ -69,6 +71,7 @@ def run(args) -> int:
     tests = args.tests or len(cat.benchmarks(args.preset)) * len(METRICS)
     seq = runner.sequential_design(runs, args.max_runs or runner.default_max_runs(runs, preset.sample_budget_s),
                                    args.alpha, args.threshold, tests=tests, budget_s=preset.sample_budget_s)
+    plan = runner.repeat_plan(run_command.repeat_s(args.repeat_s, preset))
     specs = select(cat, args.preset, args)
     specs = [s for s in specs if s.scenario.name != "mysql" or os.environ.get("BENCH_MYSQL_DSN")]
     if args.per_scenario:
@@ -97,18 +100,19 @@ def run(args) -> int:
     try:
         for i, spec in enumerate(specs, 1):
             families.append(_calibrate_family(spec, programs[spec.build.name], hyperfine, runs, args, preset,
-                                              work / f"{i:03d}", f"[{i}/{len(specs)}]", seq, tests))
+                                              work / f"{i:03d}", f"[{i}/{len(specs)}]", seq, tests, plan))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     doc = calibration.document(args.preset, runs, args.repeats, args.factor, args.alpha, args.threshold, families,
-                               tests)
+                               tests, plan.to_json() if plan else None)
     atomic_write_json(Path(args.out), doc)
     _print(doc)
     print(f"wrote {args.out}")
     return 0
 
 
-def _calibrate_family(spec, built, hyperfine, runs, args, preset, work: Path, tag, seq, tests: int) -> dict:
+def _calibrate_family(spec, built, hyperfine, runs, args, preset, work: Path, tag, seq, tests: int,
+                      plan: runner.RepeatPlan | None = None) -> dict:
     """The family's three sides as jobs of `bench run` (A, A', B labelled a, a2, b), run
     as one interleaved group per repeat, and judged as `bench compare` judges."""
     scaled = calibration.scale_spec(spec, args.factor)
@@ -121,7 +125,7 @@ def _calibrate_family(spec, built, hyperfine, runs, args, preset, work: Path, ta
     rounds, t0 = [], time.monotonic()
     for r in range(args.repeats):
         jobs = [runner.fresh_job(j) for j in templates]
-        runner.run_group(jobs, hyperfine, preset, runs, preset.timeout_s, env, seq)
+        runner.run_group(jobs, hyperfine, preset, runs, preset.timeout_s, env, seq, plan)
         failed = [j for j in jobs if j.status != "ok"]
         if failed:
             raise BenchError(f"{name}: {failed[0].key.get('label')} side {failed[0].status}: {failed[0].reason}")
@@ -130,6 +134,15 @@ def _calibrate_family(spec, built, hyperfine, runs, args, preset, work: Path, ta
             print(f"{tag} {name}: {r + 1}/{args.repeats} repeats ({time.monotonic() - t0:.0f} s)", file=sys.stderr)
     looks = multitest.Looks.from_env(seq.to_json() if seq else None)
     return calibration.family_result(spec, eff, rounds, args.alpha, args.threshold, looks=looks, tests=tests)
+
+
+def _pairs(f: dict) -> str:
+    """Pairs per comparison (median), and the windows of each run where the scenario ran
+    several times in one process (`--repeat K`)."""
+    if f.get("median_pairs") is None:
+        return "-"
+    k = f.get("windows_per_run") or 1
+    return f"{f['median_pairs']:g}" + (f" x {k:g}" if k > 1 else "")
 
 
 def _odds(power: float) -> str:
@@ -186,7 +199,8 @@ def _print(doc: dict) -> None:
     t = Table(title=f"calibration: A/A and A vs A x{doc['factor']} ({doc['runs']} runs a side, alpha {doc['alpha']} "
                     f"across {doc.get('tests', 1)} tests, threshold {doc['threshold']:.1%}; timed window, paired)")
     # Headers on two lines, so that the family, which names the row, gets the room.
-    for col in ("family", "size x: realised\nwindow/cpu", "median\nwindow", "robust\nCV", "pairs", "could\nsee", "false\nalarms",
+    for col in ("family", "size x: realised\nwindow/cpu", "median\nwindow", "robust\nCV", "pairs\n(x K)",
+                "could\nsee", "false\nalarms",
                 "detected", "cpu: false\nalarms", "cpu:\ndetected", "memory:\nfalse alarms",
                 "any metric:\nfalse alarms", "window or cpu:\ndetected"):
         t.add_column(col, justify="left" if col == "family" else "right", overflow="fold")
@@ -194,7 +208,7 @@ def _print(doc: dict) -> None:
         t.add_row(escape(f["id"]), f"{f['effective_factor']:.3f}: {_realised(f)}",
                   f"{f['median_window_s'] * 1e3:.1f} ms" if f.get("median_window_s") else "-",
                   f"{f['robust_cv']:.2%}" if f["robust_cv"] is not None else "-",
-                  f"{f['median_pairs']:g}" if f.get("median_pairs") is not None else "-",
+                  _pairs(f),
                   f"±{f['resolution']:.1%}" if f.get("resolution") is not None else "-",
                   f"{f['aa']['flagged']}/{f['aa']['comparisons']}", f"{f['ab']['flagged']}/{f['ab']['comparisons']}",
                   *(f"{f[k]['flagged']}/{f[k]['comparisons']}" if f.get(k) else "-"

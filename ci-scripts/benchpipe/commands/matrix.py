@@ -150,9 +150,18 @@ def estimate(cat, preset_name: str, specs, go: list[str], rust: list[str], sides
     build = sides * sum(BUILD_MIN[lang] * n for lang, n in per_lang.items())
     per_unit: dict[tuple[str, str], list] = {}
     for s in specs:
-        per_run = s.scenario.run_s.get(preset_name, 1.0) + OVERHEAD_S
+        per_run = process_s(s.scenario.run_s.get(preset_name, 1.0), preset.repeat_s) + OVERHEAD_S
         per_unit.setdefault((s.scenario.name, s.build.name), []).append((per_lang[s.build.lang] * sides, per_run))
     return Estimate(build, preset.runs, preset.warmup, per_unit, preset.sample_budget_s)
+
+
+def process_s(run_s: float, repeat_s: float) -> float:
+    """Seconds one measured run of a benchmark takes: the catalogue's run_s, or, where
+    the preset repeats a window that short (runner.RepeatPlan), the repeated windows,
+    about repeat_s."""
+    if repeat_s > 0 and run_s * runner.MIN_REPEAT <= repeat_s:
+        return max(run_s, repeat_s)
+    return run_s
 
 
 @dataclass

@@ -10,6 +10,7 @@ import dataclasses
 import datetime as dt
 import os
 import shutil
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -46,6 +47,7 @@ class RunOptions:
     out: str | None = None
     no_summary: bool = False
     scale: float = 1.0
+    repeat_s: float | None = None
 
     @classmethod
     def from_args(cls, args) -> RunOptions:
@@ -74,6 +76,23 @@ def add_arguments(p):
                    help="multiply every scenario's scale parameter (catalogue `scale`: the one its timed window grows "
                         "with) by F (e.g. 1.05: a known 5%% heavier "
                         "workload, to check what `compare` detects against an unscaled run)")
+    add_repeat_argument(p)
+
+
+def add_repeat_argument(p) -> None:
+    p.add_argument("--repeat-s", type=float, metavar="S",
+                   help="a benchmark whose timed window is short runs the scenario K times in each process, the K "
+                        "windows adding up to about S seconds, and its sample is the median window after the first "
+                        "(default: the preset's repeat_s; 0: one window per process)")
+
+
+def repeat_s(given: float | None, preset) -> float:
+    """--repeat-s, checked, else the preset's."""
+    if given is None:
+        return preset.repeat_s
+    if not 0 <= given <= 10:
+        raise UsageError(f"--repeat-s must be seconds from 0 to 10, not {given:g}")
+    return given
 
 
 def check_out_dir(out: Path) -> bool:
@@ -145,6 +164,7 @@ def run_benchmarks(opts: RunOptions) -> int:
         raise UsageError(f"--timeout must be seconds above 0 and at most {MAX_TIMEOUT_S} (a week), not {opts.timeout:g}")
     if opts.max_runs is not None and opts.max_runs < (opts.runs or preset.runs):
         raise UsageError("--max-runs must be at least --runs (the preset's runs when not given)")
+    repeat_s(opts.repeat_s, preset)
     if opts.ab_base and not Path(opts.ab_base).is_dir():
         raise UsageError(f"--ab-base {opts.ab_base}: no such directory")
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
@@ -187,8 +207,9 @@ def _run(opts: RunOptions, cat, preset, specs, out: Path) -> int:
         seq = runner.sequential_design(runs, opts.max_runs or runner.default_max_runs(runs, preset.sample_budget_s),
                                        tests=tests, budget_s=preset.sample_budget_s)
         interleaved = tests > 0
+        repeats = runner.repeat_plan(repeat_s(opts.repeat_s, preset))
         with mysqlserver.sigterm_as_interrupt():
-            code = _run_jobs(jobs, preset, runs, timeout_s, hf_path, seq)
+            code = _run_jobs(jobs, preset, runs, timeout_s, hf_path, seq, repeats)
     finally:
         shutil.rmtree(workroot, ignore_errors=True)
     wall = time.monotonic() - started
@@ -204,6 +225,8 @@ def _run(opts: RunOptions, cat, preset, specs, out: Path) -> int:
         env["scale"] = opts.scale
     if seq and interleaved:
         env["sequential"] = seq.to_json()
+    if repeats:
+        env["repeat"] = repeats.to_json()
     doc = runner.document(env, jobs)
     results.write(out / "results.json", doc)
     action.write_sets(out / "benchmark-action", [doc])
@@ -230,7 +253,7 @@ def _run(opts: RunOptions, cat, preset, specs, out: Path) -> int:
     return code
 
 
-def _run_jobs(jobs, preset, runs, timeout_s, hf_path, seq=None) -> int:
+def _run_jobs(jobs, preset, runs, timeout_s, hf_path, seq=None, repeats=None) -> int:
     env = {**os.environ, "PATH": tools.path_with_extras()}
     groups = runner.groups(jobs)
     needs_mysql = any(j.key["scenario"] == "mysql" for j in jobs)
@@ -247,16 +270,25 @@ def _run_jobs(jobs, preset, runs, timeout_s, hf_path, seq=None) -> int:
                         rep.end(j.name, "skipped", j.reason)
                     continue
                 rep.begin(names)
-                runner.run_group(group, hf_path, preset, runs, timeout_s, env, seq)
+                runner.run_group(group, hf_path, preset, runs, timeout_s, env, seq, repeats)
                 for j in group:
-                    detail = j.reason if j.status != "ok" else (
-                        f"median {sorted(j.times)[len(j.times) // 2]:.4g} s of {len(j.times)} runs" if j.times else "")
-                    rep.end(j.name, j.status, detail)
+                    rep.end(j.name, j.status, j.reason if j.status != "ok" else _detail(j))
         runner.cross_check(jobs)
         for j in jobs:
             if j.status == "failed" and j.reason.startswith("checksum mismatch"):
                 rep.note(f"failed  {j.name}: {j.reason}")
     return 0
+
+
+def _detail(job: runner.Job) -> str:
+    """A finished benchmark's progress line: its median and how many runs it took."""
+    if not job.times:
+        return ""
+    detail = f"median {statistics.median(job.times):.4g} s of {len(job.times)} runs"
+    if job.repeat > 1:
+        window = statistics.median(r["elapsed_s"] for r in job.records)
+        detail += f" of {job.repeat} windows each (median window {window:.3g} s)"
+    return detail
 
 
 def _mysql_dsn(needed: bool, stack: contextlib.ExitStack, rep: Reporter) -> tuple[str | None, str]:

@@ -62,6 +62,7 @@ def render(report: Report) -> str:
         cores = env.get("cores")
         out.append(f"Measured on {where}{f', {int(cores)} cores' if cores else ''}; preset "
                    f"{escape(env.get('preset', '?'))}.")
+        out += repeat_sentence(env.get("repeat"))
         labels = env.get("labels") or {}
         if labels:
             out.append("Commits: " + ", ".join(f"{escape(k)} {code(str(v)[:12])}" for k, v in sorted(labels.items())) + ".")
@@ -133,6 +134,20 @@ def render(report: Report) -> str:
     out.append(calibration_sentence(report.calibration))
     out.append("")
     return "\n".join(out)
+
+
+def repeat_sentence(plan) -> list[str]:
+    """How a run with a repeat plan (results env.repeat) measured its short benchmarks."""
+    if not isinstance(plan, dict):
+        return []
+    try:
+        target, least = float(plan["target_s"]), int(plan["min"])
+    except (KeyError, TypeError, ValueError):
+        return []
+    return [f"A benchmark whose timed window was under {units.seconds(target / least)} ran its scenario several "
+            f"times in each process (the windows adding up to about {units.seconds(target)}), and each run's "
+            "window is the median of its windows after the first: warm windows, without the process's start-up; "
+            "every benchmark at the same scenario and parameters, Go and Rust alike, was measured the same way."]
 
 
 def _correction_sentence(s) -> str:

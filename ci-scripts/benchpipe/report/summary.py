@@ -52,6 +52,7 @@ class Row:
     reason: str
     key: dict
     n: int = 0
+    windows: int = 1                   # scenario runs per process (--repeat K)
     time_med: float | None = None      # the window
     time_q1: float | None = None
     time_q3: float | None = None
@@ -77,6 +78,7 @@ def rows(doc: dict, cat=None) -> list[Row]:
         window = measures.window_s(b)
         if b["status"] == "ok" and window:
             r.n = len(window)
+            r.windows = measures.windows_per_run(b)
             r.time_q1, r.time_med, r.time_q3 = quartiles(window)
             cpu, wall, mem = measures.cpu_s(b), measures.wall_s(b), measures.memory_bytes(b)
             r.cpu_med = statistics.median(cpu) if cpu else None
@@ -132,10 +134,12 @@ def _cells(r: Row) -> list[str]:
     lat = units.MISSING if r.p99 is None else f"{fmt_us(r.p50)} / {fmt_us(r.p99)}"
     ratio = fmt_ratio(r.time_ratio) + (f" ({r.pair})" if r.pair and r.time_ratio is not None else "")
     return [r.params, r.variant, r.build, side, fmt_time(r.time_med), spread, fmt_time(r.cpu_med),
-            fmt_time(r.wall_med), lat, fmt_mem(r.mem_med), r.metric, ratio, fmt_ratio(r.mem_ratio), str(r.n),
-            _status_cell(r)]
+            fmt_time(r.wall_med), lat, fmt_mem(r.mem_med), r.metric, ratio, fmt_ratio(r.mem_ratio),
+            str(r.n) + (f" x {r.windows}" if r.windows > 1 else ""), _status_cell(r)]
 
 
+REPEATED = (" Runs N x K: K windows in each of N processes, a run's window the median of its windows after the "
+            "first (its process wall is all K).")
 HEADER = ["params", "variant", "build", "toolchain", "window (median)", "IQR", "CPU in window", "process wall",
           "sojourn p50 / p99", "peak memory", "scenario figure", "window / Go", "memory / Go", "runs", "status"]
 ALIGN = "llllrrrrrrrrrrl"
@@ -157,8 +161,9 @@ def markdown_text(doc: dict) -> str:
              "Window: the program's own timed window per run (setup and start-up excluded; median and "
              "interquartile range), with the CPU time spent inside it; process wall: the whole run as hyperfine "
              "measured it; sojourn: task latency from scheduled arrival to completion (median over runs); "
-             "memory: peak RSS of the program. Ratios set each Rust variant against the Go variant the "
-             "catalogue pairs it with (in brackets) at the same params; below 1 = less than Go.", ""]
+             "memory: peak RSS of the program." + REPEATED * any(r.windows > 1 for r in rs)
+             + " Ratios set each Rust variant against the Go variant the catalogue pairs it with (in brackets) at "
+             "the same params; below 1 = less than Go.", ""]
     warned = [r for r in rs if r.status == "ok" and r.reason]
     if warned:
         lines += [f"**{len(warned)} warning(s):**", ""]
