@@ -418,9 +418,7 @@ def repeat_plan(repeat_s: float) -> RepeatPlan | None:
 def family(job: Job) -> tuple:
     """What a Go-against-Rust figure sets side by side: the scenario at the same params
     (a parameter only one language takes, such as Rust's hasher, left out)."""
-    params = job.spec.scenario.params
-    return job.key["scenario"], format_params({k: v for k, v in job.key["params"].items()
-                                               if k not in params or params[k].lang is None})
+    return job.key["scenario"], format_params(job.spec.scenario.shared_params(job.key["params"]))
 
 
 def _probe(job: Job, hf_path: str, env: dict, timeout_s: float) -> float | None:
