@@ -99,8 +99,14 @@ def test_compare_flags_the_slowed_toolchain_and_nothing_else(interleaved):
         # beyond the band the Rust pair may move in (below); -N -l cost over 1.3x on an idle
         # machine, 1.27x was seen with the other core busy (shared memory bandwidth)
         assert c["metrics"]["time"]["ratio"] > 1.2 and c["metrics"]["time"]["paired"]
-    flagged = [(c["id"], c["metrics"]["time"]["ratio"]) for c in rust_pair if c["metrics"]["time"]["verdict"] != stats.NO_CHANGE]
+    # a flag is a regression or an improvement; "too few samples" says the pairs could not
+    # decide (seen in CI: cpu tokio threads=2, rust-system 1.02 at p 0.003 beside a
+    # mimalloc improvement 0.91: the noisiest cpu family, 12 pairs), and is no flag
+    flagged = [(c["id"], c["metrics"]["time"]["ratio"]) for c in rust_pair
+               if c["metrics"]["time"]["verdict"] in (stats.REGRESSION, stats.IMPROVEMENT)]
     assert len(flagged) <= 1 and all(0.8 < r < 1.2 for _, r in flagged), flagged
+    # and nothing, flagged or not, moved the size of the injected slowdown
+    assert all(0.8 < c["metrics"]["time"]["ratio"] < 1.2 for c in rust_pair), rust_pair
 
 
 def test_versions_are_named_the_way_people_name_them(interleaved):
