@@ -142,3 +142,11 @@ def test_bench_run_records_the_plan_and_measures_go_and_rust_of_a_family_alike(p
     # smoke windows are a few ms: at 0.05 s every family fits three or more
     assert all(warm == {True} for warm in families.values())
     assert re.search(r"\d+ x \d+", (out / "summary.md").read_text())
+
+
+def test_the_pr_comment_says_how_short_windows_were_measured():
+    from benchpipe.report import compare_md
+    (line,) = compare_md.repeat_sentence({"target_s": 0.2, "min": 3, "max": 50})
+    assert "under 66.7 ms" in line and "about 200 ms" in line and "Go and Rust alike" in line
+    # a run without repeats, or an env.repeat that is not one, adds nothing
+    assert compare_md.repeat_sentence(None) == [] == compare_md.repeat_sentence({"target_s": "x"})
