@@ -159,7 +159,7 @@ def process_s(run_s: float, repeat_s: float) -> float:
     """Seconds one measured run of a benchmark takes: the catalogue's run_s, or, where
     the preset repeats a window that short (runner.RepeatPlan), the repeated windows,
     about repeat_s."""
-    if repeat_s > 0 and run_s * runner.MIN_REPEAT <= repeat_s:
+    if repeat_s > 0 and runner.RepeatPlan(repeat_s).fits(run_s) >= runner.MIN_REPEAT:
         return max(run_s, repeat_s)
     return run_s
 

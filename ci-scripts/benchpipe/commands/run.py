@@ -164,7 +164,7 @@ def run_benchmarks(opts: RunOptions) -> int:
         raise UsageError(f"--timeout must be seconds above 0 and at most {MAX_TIMEOUT_S} (a week), not {opts.timeout:g}")
     if opts.max_runs is not None and opts.max_runs < (opts.runs or preset.runs):
         raise UsageError("--max-runs must be at least --runs (the preset's runs when not given)")
-    repeat_s(opts.repeat_s, preset)
+    opts = dataclasses.replace(opts, repeat_s=repeat_s(opts.repeat_s, preset))
     if opts.ab_base and not Path(opts.ab_base).is_dir():
         raise UsageError(f"--ab-base {opts.ab_base}: no such directory")
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
@@ -207,7 +207,7 @@ def _run(opts: RunOptions, cat, preset, specs, out: Path) -> int:
         seq = runner.sequential_design(runs, opts.max_runs or runner.default_max_runs(runs, preset.sample_budget_s),
                                        tests=tests, budget_s=preset.sample_budget_s)
         interleaved = tests > 0
-        repeats = runner.repeat_plan(repeat_s(opts.repeat_s, preset))
+        repeats = runner.repeat_plan(opts.repeat_s)
         with mysqlserver.sigterm_as_interrupt():
             code = _run_jobs(jobs, preset, runs, timeout_s, hf_path, seq, repeats)
     finally:
