@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"math"
 	"slices"
 	"testing"
@@ -37,7 +36,7 @@ func TestRepeat(t *testing.T) {
 	var elapsed, user []float64
 	for _, w := range windows[1:] {
 		w := w.(map[string]any)
-		e, _ := w["elapsed_s"].(json.Number).Float64()
+		e := floatField(t, w, "elapsed_s")
 		if e <= 0 {
 			t.Errorf("a window of %v s", e)
 		}
