@@ -29,9 +29,18 @@ class SqliteLib:
         def add(name: str, flags: str) -> str:
             return f"{env[name]} {flags}" if env.get(name) else flags
         return {
-            "CGO_CFLAGS": add("CGO_CFLAGS", f"-I{self.include_dir}"),
-            "CGO_LDFLAGS": add("CGO_LDFLAGS", f"-L{self.lib_dir} -lm"),
+            "CGO_CFLAGS": add("CGO_CFLAGS", _flag(f"-I{self.include_dir}")),
+            "CGO_LDFLAGS": add("CGO_LDFLAGS", f"{_flag(f'-L{self.lib_dir}')} -lm"),
         }
+
+
+def _flag(flag: str) -> str:
+    """One field of a CGO_*FLAGS variable, which go splits at spaces but for a field in
+    quotes (a build folder such as "My Projects" would otherwise cut the path in two)."""
+    if not any(c.isspace() for c in flag):
+        return flag
+    quote = "'" if "'" not in flag else '"'
+    return f"{quote}{flag}{quote}"
 
 
 def _host(rustc: str, plus: list[str], env: dict) -> str | None:

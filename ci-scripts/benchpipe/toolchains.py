@@ -177,6 +177,13 @@ def program_toolchain(path: str) -> str:
         raise BenchError(f"{path} list: no usable listing ({err})") from None
 
 
+# Two builds of one commit, the same bytes: -trimpath drops the checkout's paths, and an
+# empty build ID drops the hash of the build's inputs, which names the SQLite library's
+# directory (the cgo flags of the SQL program point into the Rust build's target dir, one
+# per label): the base and head of a PR differed in those 57 bytes alone.
+GO_REPRODUCIBLE = ("-trimpath", "-ldflags=-buildid=")
+
+
 def build_go(cat: Catalogue, source: Path, request: str, out_dir: Path, label: str, quiet=False,
              sqlite: sqlite_link.SqliteLib | None = None) -> list[Built]:
     go = tools.require("go")
@@ -202,11 +209,11 @@ def build_go(cat: Catalogue, source: Path, request: str, out_dir: Path, label: s
     for b in (b for b in cat.builds.values() if b.lang == "go"):
         exe = dest / (b.program + EXE)
         # The lean program: no build tags, so nothing of the SQL scenarios (nor cgo) is linked.
-        _run([go, "build", "-trimpath", "-o", str(exe), "."], src, env, what, quiet)
+        _run([go, "build", *GO_REPRODUCIBLE, "-o", str(exe), "."], src, env, what, quiet)
         paths = {}
         if b.split_program:
             split = dest / (b.split_program + EXE)
-            _run([go, "build", "-trimpath", "-tags", ",".join([b.split_tags, *tags]), "-o", str(split), "."],
+            _run([go, "build", *GO_REPRODUCIBLE, "-tags", ",".join([b.split_tags, *tags]), "-o", str(split), "."],
                  src, env, what, quiet)
             paths = {sc: str(split) for sc in b.split_scenarios}
         out.append(Built(b.name, "go", b.program, program_toolchain(str(exe)), request, version, str(exe), label,
@@ -237,7 +244,7 @@ def ensure_rust_toolchain(request: str, quiet=False) -> None:
 
 
 def reproducible_rust_env(env: dict, source: Path, src: Path, target: Path) -> dict:
-    """Two builds of one commit, the same bytes (as `go build -trimpath` gives Go). A
+    """Two builds of one commit, the same bytes (as GO_REPRODUCIBLE gives Go). A
     PR's head and base are built from two checkouts into two target dirs, at two
     moments; the binaries differed all through .rodata because C code the Rust programs
     compile (bundled SQLite, mimalloc) holds __DATE__/__TIME__, and in small processes

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import pytest
 
-from benchpipe import ROOT, toolchains, tools
+from benchpipe import ROOT, sqlite_link, toolchains, tools
 from benchpipe.errors import BenchError, UsageError
 from conftest import run_bench
 
@@ -107,3 +110,36 @@ def test_rust_builds_are_reproducible_across_checkouts_and_moments(tmp_path):
                                            tmp_path, src, target)
     assert kept["SOURCE_DATE_EPOCH"] == "1" and kept["CARGO_ENCODED_RUSTFLAGS"].startswith("-Copt-level=3\x1f")
     assert toolchains.reproducible_rust_env({}, tmp_path, src, target)["SOURCE_DATE_EPOCH"] == "0"  # not a checkout
+
+
+def test_go_builds_are_reproducible_across_checkouts_and_sqlite_dirs(cat, programs, tmp_path):
+    """The Go programs of a PR's base and head are built from two checkouts, the SQL one
+    against the SQLite library of each side's own Rust build (two target dirs): they
+    must be the same bytes too. With -trimpath alone the SQL program differed in its
+    build ID, a hash of the build's inputs that names the library's directory (seen in
+    an A/A of two builds of one commit)."""
+    head = programs["go"]
+    target = Path(head.path).parent / "target"   # the Rust build beside it (build_all)
+    found = sqlite_link.find(target, tools.require("cargo"), tools.which("rustc") or "rustc", [], ROOT / "rust",
+                             toolchains._env())
+    assert found is not None and head.paths, "the Rust build left no SQLite library for Go to link"
+    # a second checkout and a second copy of the library, at other paths
+    other = tmp_path / "another checkout"
+    shutil.copytree(ROOT / "go", other / "go")
+    lib = tmp_path / "another target" / "out"
+    shutil.copytree(found.lib_dir, lib)
+    (base,) = toolchains.build_go(cat, other, "local", tmp_path / "build", "base", quiet=True,
+                                  sqlite=sqlite_link.SqliteLib(lib, found.include_dir))
+    assert Path(base.path).read_bytes() == Path(head.path).read_bytes()
+    for scenario, path in head.paths.items():
+        assert Path(base.paths[scenario]).read_bytes() == Path(path).read_bytes(), scenario
+
+
+def test_sqlite_flags_for_go_keep_a_path_with_spaces_whole():
+    """go splits CGO_*FLAGS at spaces but for a quoted field: a folder such as "My
+    Projects" must reach the C compiler and linker as one path (the build above links
+    through one); flags the user set come first."""
+    lib = sqlite_link.SqliteLib(Path("/a/My Projects/out"), Path("/inc"))
+    env = lib.go_env({"CGO_LDFLAGS": "-O2"})
+    assert env == {"CGO_CFLAGS": "-I/inc", "CGO_LDFLAGS": "-O2 '-L/a/My Projects/out' -lm"}
+    assert sqlite_link._flag("-L/it's here") == '"-L/it\'s here"'
