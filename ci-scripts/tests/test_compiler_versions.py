@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from benchpipe import ROOT, catalogue, history, results, stats, tools, trends, versions
+from benchpipe import ROOT, catalogue, history, results, stats, toolchains, tools, trends, versions
 from conftest import run_bench
 
 OLD_GO, OLD_RUST = "go1.25.5", "1.90.0"
@@ -42,7 +42,7 @@ def interleaved(tmp_path_factory):
     slow = by[("go", "local")]
     slow["path"] = str(tmp / "slow" / Path(slow["path"]).name)
     env = {**os.environ, "PATH": tools.path_with_extras(), "GOTOOLCHAIN": "local"}
-    p = subprocess.run([tools.require("go"), "build", "-trimpath", "-tags", "libsqlite3", "-gcflags=all=-N -l",
+    p = subprocess.run([tools.require("go"), "build", *toolchains.GO_REPRODUCIBLE, "-tags", "libsqlite3", "-gcflags=all=-N -l",
                         "-o", slow["path"], "."], cwd=ROOT / "go",
                        env={**env, **_sqlite_env(build)}, capture_output=True, text=True)
     assert p.returncode == 0, p.stderr[-1000:]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from benchpipe import ROOT, tools
+from benchpipe import ROOT, toolchains, tools
 from conftest import installed_rust_targets, unavailable
 
 MACOS = ("x86_64-apple-darwin", "aarch64-apple-darwin")
@@ -32,7 +32,7 @@ def test_the_lean_go_program_builds_and_vets_for(goos, goarch, tmp_path):
     """gobench has no cgo, so it cross-builds; gobench-sql needs cgo and a C compiler for
     the target (the workflows build it on each OS)."""
     env = {"GOOS": goos, "GOARCH": goarch}
-    for args in (["vet", "./..."], ["build", "-trimpath", "-o", str(tmp_path / "gobench"), "."]):
+    for args in (["vet", "./..."], ["build", *toolchains.GO_REPRODUCIBLE, "-o", str(tmp_path / "gobench"), "."]):
         res = _go(args, **env)
         assert res.returncode == 0, f"{goos}/{goarch}: go {' '.join(args)}: {res.stderr[-1500:]}"
     assert (tmp_path / "gobench").stat().st_size > 0

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from benchpipe import ROOT, tools
+from benchpipe import ROOT, toolchains, tools
 from conftest import installed_rust_targets, unavailable
 from test_checksums import checksums
 
@@ -79,9 +79,9 @@ def windows_programs(build_dir) -> dict[str, WinProgram]:
     out = build_dir / "windows"
     out.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "PATH": tools.path_with_extras(), "GOOS": "windows", "GOARCH": "amd64"}
-    _sh(["go", "build", "-trimpath", "-o", str(out / "gobench.exe"), "."], "go build (windows)",
+    _sh(["go", "build", *toolchains.GO_REPRODUCIBLE, "-o", str(out / "gobench.exe"), "."], "go build (windows)",
         cwd=ROOT / "go", env={**env, "CGO_ENABLED": "0"})
-    _sh(["go", "build", "-trimpath", "-tags", "sql", "-o", str(out / "gobench-sql.exe"), "."],
+    _sh(["go", "build", *toolchains.GO_REPRODUCIBLE, "-tags", "sql", "-o", str(out / "gobench-sql.exe"), "."],
         "go build -tags sql (windows, cgo with mingw-w64)", cwd=ROOT / "go",
         env={**env, "CGO_ENABLED": "1", "CC": MINGW_CC})
     if RUST_TARGET not in installed_rust_targets():
