@@ -1,14 +1,20 @@
 """Atomic file writes: write a sibling temp file, flush it to disk, rename over the
 target. A reader (or a killed writer) sees the old file or the new one, never half.
-And a lock that serialises writers of one directory on one machine."""
+And a lock that serialises writers of one directory on one machine; a file's digest."""
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import tempfile
 from pathlib import Path
+
+
+def sha256_file(path) -> str:
+    with open(path, "rb") as fh:
+        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:

@@ -47,7 +47,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchpipe import compare, hyperfine, measures, multitest, schema, stats
+from benchpipe import compare, fsutil, hyperfine, measures, multitest, schema, stats
 from benchpipe.catalogue import BenchSpec, Preset, resolve_cpus
 from benchpipe.results import RESULTS_SCHEMA, format_params, key_id
 from benchpipe.toolchains import Built
@@ -125,15 +125,27 @@ def fresh_copies(builds: list[Built], workroot: Path) -> list[Built]:
     maps at each fault depends on how the file sits in the page cache: the same bytes
     written by `go build` and by a copy started at 8.0 and at 6.7 MB. Fresh copies
     written alike give byte-identical programs the same figure (issue: A/A memory flags
-    between two builds of one commit)."""
+    between two builds of one commit).
+
+    Written alike is not enough for Rust: in an A/A of the whole quick preset, the head's
+    copy of rsbench started every benchmark with ~110 KB more resident (its baseline, before
+    any scenario code) than the base's copy of the same bytes, in every benchmark of the
+    run, and flagged hashmap's peak memory +3.8 % (5 MB programs; earlier tries: -130 to
+    +110 KB, a new sign each run; Go: 0). So byte-identical programs (the same name and
+    contents: both sides of an A/A, or the programs a pull request did not change) share
+    one copy: the same file, whatever pages of it the kernel maps."""
     out = []
+    shared: dict[tuple[str, str], str] = {}   # (name, sha256) -> the copy
     for i, b in enumerate(builds):
         copies: dict[str, str] = {}
         for src in dict.fromkeys([b.path, *b.paths.values()]):
-            dest = workroot / "bin" / str(i) / Path(src).name
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, dest)
-            copies[src] = str(dest)
+            same = (Path(src).name, fsutil.sha256_file(src))
+            if same not in shared:
+                dest = workroot / "bin" / str(i) / Path(src).name
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(src, dest)
+                shared[same] = str(dest)
+            copies[src] = shared[same]
         out.append(dataclasses.replace(b, path=copies[b.path], paths={sc: copies[p] for sc, p in b.paths.items()}))
     return out
 
@@ -144,8 +156,11 @@ def fresh_job(job: Job) -> Job:
                                used_s=0.0, rounds=0, repeat=1)
 
 
-def make_jobs(specs: list[BenchSpec], builds: list[Built], workroot: Path, ab: bool) -> list[Job]:
-    builds = fresh_copies(builds, workroot)
+def make_jobs(specs: list[BenchSpec], builds: list[Built], workroot: Path, ab: bool, copied: bool = False) -> list[Job]:
+    """One job per spec and build of its kind, each program run from a fresh copy in
+    workroot (copied: the builds are such copies already)."""
+    if not copied:
+        builds = fresh_copies(builds, workroot)
     jobs = []
     for spec in specs:
         for built in (b for b in builds if b.build == spec.build.name):

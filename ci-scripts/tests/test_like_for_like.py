@@ -5,6 +5,7 @@ open loop that was not held says so."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -367,6 +368,32 @@ def test_programs_run_from_fresh_copies_in_the_work_folder(tmp_path):
         assert open(prog, "rb").read() == exe.read_bytes()
         assert j.prepare[0] == prog          # setup runs the same copy
         assert j.built.path == prog
+
+
+def test_byte_identical_programs_of_two_sides_run_from_one_copy(tmp_path):
+    """An A/A (or a program a pull request did not change): both sides run the same file,
+    so where the kernel put a copy's pages cannot tell them apart; a changed program gets
+    a copy of its own."""
+    from benchpipe.toolchains import Built
+
+    def built(label, body, name="rsbench"):
+        exe = tmp_path / label / name
+        exe.parent.mkdir(exist_ok=True)
+        exe.write_bytes(body)
+        exe.chmod(0o755)
+        return Built("rust-system", "rust", name, "rust1.95.0", "local", "rustc", str(exe), label, "c" * 40)
+
+    same = runner.fresh_copies([built("base", b"#!/bin/sh\necho A\n"), built("head", b"#!/bin/sh\necho A\n")],
+                               tmp_path / "w1")
+    assert same[0].path == same[1].path and Path(same[0].path).is_relative_to(tmp_path / "w1")
+    assert [b.label for b in same] == ["base", "head"]
+    changed = runner.fresh_copies([built("base", b"#!/bin/sh\necho A\n"), built("head", b"#!/bin/sh\necho B\n")],
+                                  tmp_path / "w2")
+    assert changed[0].path != changed[1].path
+    assert [Path(b.path).read_bytes() for b in changed] == [b"#!/bin/sh\necho A\n", b"#!/bin/sh\necho B\n"]
+    # The same bytes under another program name (rsbench-mimalloc) stay a program of their own.
+    other = runner.fresh_copies([built("base", b"x"), built("head", b"x", name="rsbench-mimalloc")], tmp_path / "w3")
+    assert Path(other[0].path).name == "rsbench" and Path(other[1].path).name == "rsbench-mimalloc"
 
 
 def test_trend_chart_dates_show_the_time_when_runs_share_a_day():

@@ -117,9 +117,11 @@ def _calibrate_family(spec, built, hyperfine, runs, args, preset, work: Path, ta
     as one interleaved group per repeat, and judged as `bench compare` judges."""
     scaled = calibration.scale_spec(spec, args.factor)
     eff = calibration.effective_factor(spec, scaled)
+    # One copy of the program for the three sides, as `bench run` runs byte-identical sides.
+    [built] = runner.fresh_copies([built], work)
     sides = [(spec, dataclasses.replace(built, label="a")), (spec, dataclasses.replace(built, label="a2")),
              (scaled, dataclasses.replace(built, label="b"))]
-    templates = [runner.make_jobs([s], [b], work / b.label, ab=True)[0] for s, b in sides]
+    templates = [runner.make_jobs([s], [b], work / b.label, ab=True, copied=True)[0] for s, b in sides]
     name = calibration.describe_family(spec)
     env = dict(os.environ)
     rounds, t0 = [], time.monotonic()
