@@ -37,7 +37,8 @@ type invocation struct {
 	sc      *scenario
 	variant string
 	params  params
-	repeat  int // --repeat: runs of the scenario in this process (1: the default)
+	repeat  int     // --repeat: runs of the scenario in this process (1: the default)
+	stretch float64 // --stretch: each window held open to this multiple of its length (1: the default)
 }
 
 // parseInvocation parses `<scenario> [--variant v] [--name value | --name=value]...`.
@@ -61,10 +62,10 @@ func parseInvocation(args []string, needVariant bool) (*invocation, error) {
 			return nil, usagef("unexpected argument %q", arg)
 		}
 		name, value, hasValue := strings.Cut(arg[2:], "=")
-		if name == "repeat" && !needVariant {
-			return nil, usagef("--repeat is for a run, not for setup")
+		if (name == "repeat" || name == "stretch") && !needVariant {
+			return nil, usagef("--%s is for a run, not for setup", name)
 		}
-		if name != "variant" && name != "repeat" && sc.param(name) == nil {
+		if name != "variant" && name != "repeat" && name != "stretch" && sc.param(name) == nil {
 			return nil, usagef("unknown parameter --%s for %s", name, sc.name)
 		}
 		if !hasValue {
@@ -83,6 +84,17 @@ func parseInvocation(args []string, needVariant bool) (*invocation, error) {
 				return nil, usagef("--repeat: %q is not a whole number from 1 to %d", value, maxRepeat)
 			}
 			inv.repeat = k
+			continue
+		}
+		if name == "stretch" {
+			if inv.stretch != 0 {
+				return nil, usagef("--stretch given twice")
+			}
+			f, err := strconv.ParseFloat(value, 64)
+			if err != nil || !(f >= 1 && f <= maxStretch) {
+				return nil, usagef("--stretch: %q is not a number from 1 to %d", value, maxStretch)
+			}
+			inv.stretch = f
 			continue
 		}
 		if name == "variant" {

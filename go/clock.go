@@ -37,8 +37,27 @@ func openWindow() window {
 	return window{start: now(), user: user, sys: sys}
 }
 
-func (w window) close() windowTimes {
+// maxStretch bounds --stretch: a doubling is more than any calibration needs.
+const maxStretch = 2
+
+// windowStretch is --stretch, set once by main before the scenario runs: close holds
+// every window open, spinning on the clock, until it has lasted this many times what
+// the scenario took. It injects an exact slowdown of the window (and CPU time spent
+// spinning, as slower code would spend it) for `bench calibrate`: scaling a size
+// parameter instead grows some windows by less than the factor (a part of them does
+// not grow with the size). 1: the window closes when the work is done.
+var windowStretch = 1.0
+
+func (w window) close() windowTimes { return w.closeStretched(windowStretch) }
+
+func (w window) closeStretched(stretch float64) windowTimes {
 	elapsed := since(w.start)
+	if stretch > 1 {
+		target := time.Duration(float64(elapsed) * stretch)
+		for since(w.start) < target {
+		}
+		elapsed = since(w.start)
+	}
 	user, sys, _ := cpuTimes()
 	return windowTimes{elapsed: elapsed, user: user - w.user, sys: sys - w.sys}
 }

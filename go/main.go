@@ -2,7 +2,7 @@
 // run, one JSON result record as the last line on stdout (see
 // ci-scripts/schemas/README.md, Contract 1).
 //
-//	gobench <scenario> [--variant v] [--repeat K] [--param value ...]
+//	gobench <scenario> [--variant v] [--repeat K] [--stretch F] [--param value ...]
 //	gobench setup <scenario> [--param value ...]
 //	gobench list
 package main
@@ -77,13 +77,16 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "%s: setup %s done\n", programName, inv.sc.name)
 		return nil
 	case "help", "-h", "--help":
-		fmt.Fprintf(stdout, "usage: %s <scenario> [--variant v] [--repeat K] [--param value ...]\n       %s setup <scenario> [--param value ...]\n       %s list\nscenarios: %s\n",
+		fmt.Fprintf(stdout, "usage: %s <scenario> [--variant v] [--repeat K] [--stretch F] [--param value ...]\n       %s setup <scenario> [--param value ...]\n       %s list\nscenarios: %s\n",
 			programName, programName, programName, strings.Join(scenarioNames(), ", "))
 		return nil
 	}
 	inv, err := parseInvocation(args, true)
 	if err != nil {
 		return err
+	}
+	if inv.stretch > 1 {
+		windowStretch = inv.stretch
 	}
 	res, repeat, err := runRepeated(inv)
 	if err != nil {
@@ -94,6 +97,9 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%s: reading resource usage: %w", inv.sc.name, err)
 	}
 	rec.Repeat = repeat
+	if inv.stretch > 1 {
+		rec.Stretch = inv.stretch
+	}
 	return writeJSONLine(stdout, rec)
 }
 

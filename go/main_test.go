@@ -138,7 +138,8 @@ func validateRecord(t *testing.T, line string) map[string]any {
 			fail("missing field %s", k)
 		}
 	}
-	allowed["repeat"] = true // only a run with --repeat K > 1 has it (TestRepeat)
+	allowed["repeat"] = true  // only a run with --repeat K > 1 has it (TestRepeat)
+	allowed["stretch"] = true // only a run with --stretch F > 1 has it (TestStretch)
 	for k := range rec {
 		if !allowed[k] {
 			fail("unexpected field %s", k)
@@ -294,6 +295,11 @@ func TestBadInput(t *testing.T) {
 		{[]string{"cpu", "--repeat=101"}, `--repeat: "101" is not a whole number from 1 to 100`},
 		{[]string{"cpu", "--repeat", "2", "--repeat", "3"}, "--repeat given twice"},
 		{[]string{"setup", "files-rw", "--repeat", "2"}, "--repeat is for a run, not for setup"},
+		{[]string{"cpu", "--stretch", "0.95"}, `--stretch: "0.95" is not a number from 1 to 2`},
+		{[]string{"cpu", "--stretch=NaN"}, `--stretch: "NaN" is not a number from 1 to 2`},
+		{[]string{"cpu", "--stretch", "x"}, `--stretch: "x" is not a number from 1 to 2`},
+		{[]string{"cpu", "--stretch", "1.1", "--stretch", "1.2"}, "--stretch given twice"},
+		{[]string{"setup", "files-rw", "--stretch", "1.1"}, "--stretch is for a run, not for setup"},
 	}
 	if buildTags == "" {
 		cases = append(cases, struct {

@@ -42,6 +42,7 @@ type record struct {
 	Runtime      map[string]any  `json:"runtime"`
 	Metrics      map[string]any  `json:"metrics"`
 	Repeat       *repeatInfo     `json:"repeat,omitempty"`
+	Stretch      float64         `json:"stretch,omitempty"` // --stretch F > 1: every window held open to F times its length
 }
 
 // windowCPU is the CPU time the process spent inside the timed window.

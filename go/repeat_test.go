@@ -69,3 +69,44 @@ func TestMedianWindow(t *testing.T) {
 		t.Errorf("median of two = %+v, want %+v", got, want)
 	}
 }
+
+// --stretch F holds the window open to F times what the work took, spinning (CPU time
+// grows with it), and says so in the record; the work and its checksum are unchanged.
+// Each window of --repeat K is stretched. Mirrors rust/tests/stretch.rs.
+func TestStretch(t *testing.T) {
+	t.Parallel()
+	args := []string{"sleep", "--variant", "goroutines", "--tasks", "20", "--max_sleep_ms", "40", "--spin", "1"}
+	plain := benchRecord(t, nil, args...)
+	if _, has := plain["stretch"]; has {
+		t.Errorf("a run without --stretch has a stretch field: %v", plain["stretch"])
+	}
+	rec := benchRecord(t, nil, append(args, "--stretch", "1.5", "--repeat", "3")...)
+	if got := floatField(t, rec, "stretch"); got != 1.5 {
+		t.Errorf("stretch = %v, want 1.5", got)
+	}
+	if got, want := uintField(t, rec, "checksum"), uintField(t, plain, "checksum"); got != want {
+		t.Errorf("checksum with --stretch = %d, without %d", got, want)
+	}
+	// The tasks only sleep: the last third of every stretched window is the spin, CPU
+	// time inside the window (less a clock tick's worth of accounting).
+	for i, w := range rec["repeat"].(map[string]any)["windows"].([]any) {
+		w := w.(map[string]any)
+		e := floatField(t, w, "elapsed_s")
+		c := floatField(t, w, "cpu_s", "user") + floatField(t, w, "cpu_s", "sys")
+		if e < 0.01 || c < e/3-0.005 {
+			t.Errorf("window %d: %.4f s, CPU %.4f s; want a third of it spinning", i+1, e, c)
+		}
+	}
+}
+
+// The stretch is exact to the clock: a window closed after d lasts F x d.
+func TestWindowStretchIsExact(t *testing.T) {
+	t.Parallel()
+	w := openWindow()
+	time.Sleep(20 * time.Millisecond)
+	work := since(w.start)
+	got := w.closeStretched(1.05).elapsed
+	if lo := time.Duration(float64(work) * 1.05); got < lo || got > lo+5*time.Millisecond {
+		t.Errorf("window %v after %v of work, want %v (+ a few ms at most)", got, work, lo)
+	}
+}

@@ -1,7 +1,11 @@
 """Calibration: what this machine can detect. For each benchmark family, repeated
 rounds of A against A (the same build and workload: every flag is a false alarm) and A
-against B (the same scenario with its scale parameter multiplied by `factor`, so that its
-timed window is that much longer: every miss is a missed regression). One engine: the three sides are measured exactly as `bench run`
+against B, A made `factor` times slower: every miss is a missed regression. How B is made
+slower (`inject`): "window", the programs' `--stretch F` holds each timed window open,
+spinning, until it has lasted F times what the work took (exactly F, whatever part of
+the window does not grow with a workload's size); or "size", the same scenario with its
+scale parameter multiplied by F (a heavier workload, as slower code would be, which
+lengthens some windows by less: files-read Rust's x1.05 was +2-4 %). One engine: the three sides are measured exactly as `bench run`
 measures an A/B run (runner.run_group: interleaved rounds, fresh program copies, the
 programs' own records) and judged exactly as `bench compare` judges it
 (compare.compare_bench, paired, on the timed window, the CPU time inside it and peak
@@ -41,6 +45,20 @@ from benchpipe.results import family_id, format_params
 
 CALIBRATION_SCHEMA = "gorust-bench.calibration/1"
 DEFAULT_PATH = "calibration.json"
+
+INJECTIONS = ("window", "size")
+MAX_STRETCH = 2.0   # the programs' --stretch bound (go/clock.go maxStretch, rust/src/window.rs)
+
+
+def stretch_argv(factor: float) -> list[str]:
+    """The programs' option that holds every window open to `factor` times its length."""
+    if not 1 < factor <= MAX_STRETCH:
+        raise BenchError(f"a window can be stretched by more than 1 and at most {MAX_STRETCH:g}, not {factor!r}")
+    return ["--stretch", repr(float(factor))]
+
+
+def describe_injection(inject: str, factor: float) -> str:
+    return f"A with its window x{factor:g}" if inject == "window" else f"A scaled by x{factor:g} in size"
 
 
 # ---------------------------------------------------------------- scaling (also for `run --scale`)
@@ -320,10 +338,11 @@ def machine() -> dict:
 
 
 def document(preset: str, runs: int, repeats: int, factor: float, alpha: float, threshold: float,
-             families: list[dict], tests: int = 1, repeat: dict | None = None) -> dict:
+             families: list[dict], tests: int = 1, repeat: dict | None = None, inject: str = "size") -> dict:
     return {
         "schema": CALIBRATION_SCHEMA, "timestamp": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "machine": machine(), "preset": preset, "runs": runs, "repeats": repeats, "factor": factor,
+        "inject": inject,
         **({"repeat": repeat} if repeat else {}),
         "alpha": alpha, "threshold": threshold, "tests": tests, "families": families,
         "summary": summarise(families, factor, alpha, threshold),

@@ -202,10 +202,11 @@ def test_calibrate_command_on_the_real_program(tmp_path, tmp_path_factory, capsy
         pytest.skip("go is not installed")
     out = tmp_path / "calibration.json"
     rc = cli.main(["calibrate", "--preset", "smoke", "--scenario", "cpu", "--lang", "go", "--per-scenario", "1",
-                   "--repeats", "2", "--runs", "3", "--max-runs", "3", "--factor", "1.5", "--builds", str(build_dir), "--out", str(out)])
+                   "--repeats", "2", "--runs", "3", "--max-runs", "3", "--factor", "1.5", "--inject", "size",
+                   "--builds", str(build_dir), "--out", str(out)])
     assert rc == 0
     doc = calibration.load(out)
-    assert doc["runs"] == 3 and doc["repeats"] == 2 and doc["factor"] == 1.5
+    assert doc["runs"] == 3 and doc["repeats"] == 2 and doc["factor"] == 1.5 and doc["inject"] == "size"
     (fam,) = doc["families"]
     assert fam["scenario"] == "cpu" and fam["effective_factor"] == 1.5
     assert fam["aa"]["comparisons"] == fam["ab"]["comparisons"] == 2
@@ -222,10 +223,41 @@ def test_calibrate_command_on_the_real_program(tmp_path, tmp_path_factory, capsy
     assert sum(fam["id"] in line for line in printed.splitlines()) == 2, printed
 
 
+def test_calibrate_stretches_the_window_exactly(tmp_path, tmp_path_factory):
+    """The default injection: B is A run with --stretch F, each window held open to F
+    times its length. At smoke size x1.5 in size realises much less of the window (its
+    fixed part does not grow: above); a stretch realises F, whatever the window holds."""
+    build_dir = tmp_path_factory.getbasetemp() / "gobuild"
+    if not built_gobench(str(build_dir)):
+        pytest.skip("go is not installed")
+    out = tmp_path / "calibration.json"
+    rc = cli.main(["calibrate", "--preset", "smoke", "--scenario", "cpu", "--lang", "go", "--per-scenario", "1",
+                   "--repeats", "2", "--runs", "5", "--max-runs", "5", "--factor", "1.5", "--builds", str(build_dir),
+                   "--out", str(out)])
+    assert rc == 0
+    doc = calibration.load(out)
+    (fam,) = doc["families"]
+    assert doc["inject"] == "window" and fam["effective_factor"] == 1.5
+    # the median pair ratio of 10 pairs: 1.5 x the ratio of two runs of A (a few %)
+    assert 1.35 < fam["realised"]["time"] < 1.65, fam["realised"]
+    # the spin is CPU time inside the window: a third of B's window, on one thread
+    assert fam["realised"]["cpu"] > 1.1, fam["realised"]
+    assert calibration.stretch_argv(1.05) == ["--stretch", "1.05"]
+    for bad in (1.0, 0.95, 2.5, float("nan")):
+        with pytest.raises(BenchError):
+            calibration.stretch_argv(bad)
+
+
 def test_calibrate_usage_errors(tmp_path):
     assert cli.main(["calibrate", "--repeats", "0", "--out", str(tmp_path / "c.json")]) == 2
     assert cli.main(["calibrate", "--factor", "1", "--out", str(tmp_path / "c.json")]) == 2
     assert cli.main(["calibrate", "--runs", "2", "--out", str(tmp_path / "c.json")]) == 2
+    # a window can be held open, not shortened; and no more than doubled
+    assert cli.main(["calibrate", "--factor", "0.95", "--out", str(tmp_path / "c.json")]) == 2
+    assert cli.main(["calibrate", "--factor", "2.5", "--out", str(tmp_path / "c.json")]) == 2
+    with pytest.raises(SystemExit) as exit_:   # argparse's own choice check
+        cli.main(["calibrate", "--inject", "other", "--out", str(tmp_path / "c.json")])
+    assert exit_.value.code == 2
 
 
 def _fam(aa, ab):

@@ -1,4 +1,4 @@
-//! Command line: `<scenario> --variant <v> [--repeat K] [--<param> <value>]...`, `setup <scenario>
+//! Command line: `<scenario> --variant <v> [--repeat K] [--stretch F] [--<param> <value>]...`, `setup <scenario>
 //! [...]`, `list`. Parsing and validation are driven by the catalogue table, so every
 //! parameter gets the same checks and the same messages as in the Go program.
 
@@ -21,6 +21,9 @@ pub struct Invocation {
     pub params: Params,
     /// `--repeat K`: runs of the scenario in this process (1: the default).
     pub repeat: usize,
+    /// `--stretch F`: each window held open to F times its length (1: the default;
+    /// `window::set_stretch`).
+    pub stretch: f64,
 }
 
 /// A usage error: exit code 2 and this one line on stderr.
@@ -40,7 +43,7 @@ macro_rules! usage {
 pub fn usage_text(program: &str) -> String {
     let scenarios: Vec<&str> = catalogue::SCENARIOS.iter().map(|s| s.name).collect();
     format!(
-        "usage:\n  {program} <scenario> --variant <v> [--repeat K] [--<param> <value>]...\n  \
+        "usage:\n  {program} <scenario> --variant <v> [--repeat K] [--stretch F] [--<param> <value>]...\n  \
          {program} setup <scenario> [--<param> <value>]...\n  \
          {program} list\nscenarios: {}\n`{program} list` shows variants and parameters.",
         scenarios.join(", ")
@@ -71,6 +74,7 @@ fn invocation(name: &str, rest: &[String], need_variant: bool) -> Result<Invocat
     let scenario = catalogue::find(name).ok_or_else(|| usage!("unknown scenario {name:?}"))?;
     let mut variant = None;
     let mut repeat = None;
+    let mut stretch = None;
     let mut given: Vec<(&'static Param, &str)> = Vec::new();
 
     let mut args = rest.iter();
@@ -82,10 +86,14 @@ fn invocation(name: &str, rest: &[String], need_variant: bool) -> Result<Invocat
             Some((flag, value)) => (flag, Some(value)),
             None => (flag, None),
         };
-        if flag == "repeat" && !need_variant {
-            return Err(usage!("--repeat is for a run, not for setup"));
+        if (flag == "repeat" || flag == "stretch") && !need_variant {
+            return Err(usage!("--{flag} is for a run, not for setup"));
         }
-        if flag != "variant" && flag != "repeat" && scenario.param(flag).is_none() {
+        if flag != "variant"
+            && flag != "repeat"
+            && flag != "stretch"
+            && scenario.param(flag).is_none()
+        {
             return Err(usage!("unknown parameter --{flag}"));
         }
         let value = match inline {
@@ -101,6 +109,12 @@ fn invocation(name: &str, rest: &[String], need_variant: bool) -> Result<Invocat
                     return Err(usage!("--repeat given twice"));
                 }
                 repeat = Some(parse_repeat(value)?);
+            }
+            None if flag == "stretch" => {
+                if stretch.is_some() {
+                    return Err(usage!("--stretch given twice"));
+                }
+                stretch = Some(parse_stretch(value)?);
             }
             None => variant = Some(value),
         }
@@ -141,7 +155,16 @@ fn invocation(name: &str, rest: &[String], need_variant: bool) -> Result<Invocat
         variant,
         params,
         repeat: repeat.unwrap_or(1),
+        stretch: stretch.unwrap_or(1.0),
     })
+}
+
+fn parse_stretch(raw: &str) -> Result<f64, UsageError> {
+    let max = crate::window::MAX_STRETCH;
+    raw.parse::<f64>()
+        .ok()
+        .filter(|f| (1.0..=max).contains(f))
+        .ok_or_else(|| usage!("--stretch: {raw:?} is not a number from 1 to {max}"))
 }
 
 fn parse_repeat(raw: &str) -> Result<usize, UsageError> {
@@ -387,6 +410,22 @@ mod tests {
         );
         assert_eq!(run("sleep --repeat 3").unwrap().repeat, 3);
         assert_eq!(run("sleep").unwrap().repeat, 1);
+        for bad in ["0.95", "NaN", "x", "2.5"] {
+            assert_eq!(
+                err(&format!("cpu --stretch {bad}")),
+                format!("--stretch: {bad:?} is not a number from 1 to 2")
+            );
+        }
+        assert_eq!(
+            err("cpu --stretch 1.1 --stretch 1.2"),
+            "--stretch given twice"
+        );
+        assert_eq!(
+            err("setup files-rw --stretch 1.1"),
+            "--stretch is for a run, not for setup"
+        );
+        assert_eq!(run("sleep --stretch=1.05").unwrap().stretch, 1.05);
+        assert_eq!(run("sleep").unwrap().stretch, 1.0);
     }
 
     #[test]

@@ -202,6 +202,7 @@ pub fn main(build: Build) -> ExitCode {
         }
         Command::Run(inv) => {
             let ctx = ctx(program);
+            window::set_stretch(inv.stretch);
             let result =
                 guarded(|| repeat::run_repeated(inv.repeat, || run(&inv, ctx), || setup(&inv)))
                     .and_then(|(outcome, repeat)| {

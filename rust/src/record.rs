@@ -33,6 +33,9 @@ pub struct Record {
     metrics: Map<String, Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     repeat: Option<Repeat>,
+    /// `--stretch F > 1`: every window held open to F times its length.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stretch: Option<f64>,
 }
 
 /// The CPU time the process spent inside the timed window.
@@ -82,6 +85,7 @@ impl Record {
             runtime,
             metrics: outcome.metrics,
             repeat,
+            stretch: (inv.stretch > 1.0).then_some(inv.stretch),
         }
     }
 

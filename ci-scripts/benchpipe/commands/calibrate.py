@@ -1,5 +1,6 @@
-"""`bench calibrate --preset P [--repeats N] [--factor F]`: the false-alarm rate (A
-against A) and the detection rate (A against A with the workload scaled by F) of this
+"""`bench calibrate --preset P [--repeats N] [--factor F] [--inject window|size]`: the
+false-alarm rate (A against A) and the detection rate (A against A made F times slower:
+every window held open to F times its length, or the workload scaled by F) of this
 machine, per benchmark family and pooled; writes calibration.json for `compare`."""
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from benchpipe.errors import BenchError, UsageError
 from benchpipe.fsutil import atomic_write_json
 
 NAME = "calibrate"
-HELP = "measure this machine's false-alarm rate (A/A) and detection rate (A vs A scaled by F)"
+HELP = "measure this machine's false-alarm rate (A/A) and detection rate (A vs A made F times slower)"
 
 
 def add_arguments(p):
@@ -28,7 +29,12 @@ def add_arguments(p):
     p.add_argument("--per-scenario", type=int, default=0, metavar="N",
                    help="at most N benchmark families per scenario and build (default: all)")
     p.add_argument("--repeats", type=int, default=50, help="A/A and A/B comparisons per family (default: 50)")
-    p.add_argument("--factor", type=float, default=1.05, help="workload scale of B (default: 1.05)")
+    p.add_argument("--factor", type=float, default=1.05, help="how much slower B is (default: 1.05)")
+    p.add_argument("--inject", choices=calibration.INJECTIONS, default="window",
+                   help="how B is made slower: window (default): each of its timed windows held open to F times "
+                        "its length (the programs' --stretch F), exactly F; size: its scale parameter multiplied "
+                        "by F, a heavier workload, which lengthens some windows by less (the realised column says "
+                        "how much)")
     p.add_argument("--runs", type=int, default=0, help="runs per side and comparison (default: the preset's)")
     p.add_argument("--max-runs", type=int, default=0, metavar="N",
                    help="sample until sure up to N rounds, as `bench run` does for interleaved sides, within the "
@@ -59,6 +65,9 @@ def run(args) -> int:
         raise UsageError("--repeats must be >= 1")
     if not (args.factor > 0 and args.factor != 1):
         raise UsageError("--factor must be a positive number other than 1")
+    if args.inject == "window" and not 1 < args.factor <= calibration.MAX_STRETCH:
+        raise UsageError(f"--factor must be above 1 and at most {calibration.MAX_STRETCH:g} with --inject window "
+                         "(a window can be held open, not shortened: --inject size for a factor below 1)")
     cat = catalogue.load()
     preset = cat.preset(args.preset)
     runs = args.runs or preset.runs
@@ -93,7 +102,7 @@ def run(args) -> int:
     hyperfine = tools.require("hyperfine")
 
     print(f"calibrating {len(specs)} families x {args.repeats} repeats x {runs} runs x 3 sides "
-          f"(A, A, A scaled by {args.factor}), measured as `bench run` measures an A/B run and judged as one of "
+          f"(A, A, {calibration.describe_injection(args.inject, args.factor)}), measured as `bench run` measures an A/B run and judged as one of "
           f"{tests} tests", file=sys.stderr)
     families = []
     work = runner.new_workroot()
@@ -104,7 +113,7 @@ def run(args) -> int:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     doc = calibration.document(args.preset, runs, args.repeats, args.factor, args.alpha, args.threshold, families,
-                               tests, plan.to_json() if plan else None)
+                               tests, plan.to_json() if plan else None, inject=args.inject)
     atomic_write_json(Path(args.out), doc)
     _print(doc)
     print(f"wrote {args.out}")
@@ -115,13 +124,18 @@ def _calibrate_family(spec, built, hyperfine, runs, args, preset, work: Path, ta
                       plan: runner.RepeatPlan | None = None) -> dict:
     """The family's three sides as jobs of `bench run` (A, A', B labelled a, a2, b), run
     as one interleaved group per repeat, and judged as `bench compare` judges."""
-    scaled = calibration.scale_spec(spec, args.factor)
-    eff = calibration.effective_factor(spec, scaled)
+    if args.inject == "size":
+        slower = calibration.scale_spec(spec, args.factor)
+        eff = calibration.effective_factor(spec, slower)
+    else:
+        slower, eff = spec, args.factor
     # One copy of the program for the three sides, as `bench run` runs byte-identical sides.
     [built] = runner.fresh_copies([built], work)
     sides = [(spec, dataclasses.replace(built, label="a")), (spec, dataclasses.replace(built, label="a2")),
-             (scaled, dataclasses.replace(built, label="b"))]
+             (slower, dataclasses.replace(built, label="b"))]
     templates = [runner.make_jobs([s], [b], work / b.label, ab=True, copied=True)[0] for s, b in sides]
+    if args.inject == "window":
+        templates[2].command += calibration.stretch_argv(args.factor)
     name = calibration.describe_family(spec)
     env = dict(os.environ)
     rounds, t0 = [], time.monotonic()
@@ -157,8 +171,9 @@ def _scatter(f: dict) -> str:
 
 
 def _realised(f: dict) -> str:
-    """The change the scaled workload made to the window and to CPU time (median pair ratio):
-    beside the size factor, since the window may grow by less (calibration.realised)."""
+    """The change B made to the window and to CPU time (median pair ratio): beside the
+    factor, since a scaled workload may lengthen the window by less, and a stretched
+    window adds CPU time only on the one thread that holds it open (calibration.realised)."""
     got = f.get("realised") or {}
     return "/".join("-" if got.get(m) is None else f"{(got[m] - 1) * 100:+.1f}" for m in ("time", "cpu")) + "%"
 
@@ -198,10 +213,12 @@ def _print(doc: dict) -> None:
 
     from benchpipe.terminal import wide_console
 
-    t = Table(title=f"calibration: A/A and A vs A x{doc['factor']} ({doc['runs']} runs a side, alpha {doc['alpha']} "
+    inject = doc.get("inject", "size")
+    t = Table(title=f"calibration: A/A and A vs {calibration.describe_injection(inject, doc['factor'])} "
+                    f"({doc['runs']} runs a side, alpha {doc['alpha']} "
                     f"across {doc.get('tests', 1)} tests, threshold {doc['threshold']:.1%}; timed window, paired)")
     # Headers on two lines, so that the family, which names the row, gets the room.
-    for col in ("family", "size x: realised\nwindow/cpu", "median\nwindow", "robust\nCV", "pairs\n(x K)",
+    for col in ("family", f"{'window' if inject == 'window' else 'size'} x: realised\nwindow/cpu", "median\nwindow", "robust\nCV", "pairs\n(x K)",
                 "could\nsee", "false\nalarms",
                 "detected", "cpu: false\nalarms", "cpu:\ndetected", "memory:\nfalse alarms",
                 "any metric:\nfalse alarms", "window or cpu:\ndetected"):

@@ -111,11 +111,12 @@ const REQUIRED: [&str; 18] = [
 /// Every field of `ci-scripts/schemas/record.schema.json`, with its type, and no other.
 pub fn check_shape(r: &Value, bin: &str) {
     let obj = r.as_object().expect("the record is an object");
-    // `repeat` only with --repeat K > 1 (files_rw_repeat_sets_up_between_runs)
+    // `repeat` only with --repeat K > 1 (files_rw_repeat_sets_up_between_runs), `stretch`
+    // only with --stretch F > 1 (stretch_holds_the_window_open)
     let mut keys: Vec<&str> = obj
         .keys()
         .map(String::as_str)
-        .filter(|k| *k != "repeat")
+        .filter(|k| *k != "repeat" && *k != "stretch")
         .collect();
     keys.sort_unstable();
     let mut required = REQUIRED.to_vec();
