@@ -296,3 +296,27 @@ def test_catalogue_refuses_a_scale_that_is_not_a_number(tmp_path):
         broken.write_text(changed, encoding="utf-8")
         with pytest.raises(BenchError, match="scale parameter"):
             catalogue.load(broken)
+
+
+def test_calibrate_takes_the_head_program_bench_build_made_last(tmp_path):
+    """The manifest keeps every toolchain built into it, newest last: a head build of
+    `stable` from an older commit listed first must not be what is calibrated (it was,
+    until this was found: calibrate measured go1.27.4 programs of an older commit)."""
+    from benchpipe import toolchains
+    from benchpipe.commands.calibrate import programs_to_calibrate
+
+    def built(build, request, label, commit):
+        exe = tmp_path / label / request / build
+        exe.parent.mkdir(parents=True, exist_ok=True)
+        exe.write_bytes(b"")
+        return toolchains.Built(build, "go", "gobench", "go1.x", request, "v", str(exe), label, commit)
+
+    toolchains.write_manifest(tmp_path, [built("go", "stable", "head", "old"), built("rust-system", "1.90.0", "head", "old")])
+    toolchains.write_manifest(tmp_path, [built("go", "local", "base", "base")])
+    toolchains.write_manifest(tmp_path, [built("go", "local", "head", "new"), built("rust-system", "stable", "head", "new")])
+    toolchains.write_manifest(tmp_path, [built("rust-system", "beta", "head", "newer")])
+    got = programs_to_calibrate(tmp_path)
+    assert (got["go"].request, got["go"].commit) == ("local", "new")            # local wins over a later non-local
+    assert (got["rust-system"].request, got["rust-system"].commit) == ("beta", "newer")   # no local: the newest
+    (tmp_path / "head" / "local" / "go").unlink()                               # a program gone: the next best
+    assert programs_to_calibrate(tmp_path)["go"].request == "stable"

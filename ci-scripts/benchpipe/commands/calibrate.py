@@ -51,11 +51,17 @@ def add_arguments(p):
     p.add_argument("--out", default=calibration.DEFAULT_PATH, help="where to write calibration.json (default: ./calibration.json)")
 
 
-def _programs(builds_dir: Path) -> dict:
-    """build name -> program path (the head label's first toolchain of each build)."""
-    out = {}
+def programs_to_calibrate(builds_dir: Path) -> dict:
+    """build name -> the head program `bench build` made last: its default toolchain
+    ("local") where the manifest has one, else the newest entry. The manifest keeps
+    every toolchain ever built into it (toolchains.write_manifest merges, newest last),
+    so the first head entry can be a build of another toolchain from an older commit."""
+    out: dict = {}
     for b in toolchains.read_manifest(builds_dir / "manifest.json"):
-        if b.label == "head" and b.build not in out and Path(b.path).is_file():
+        if b.label != "head" or not Path(b.path).is_file():
+            continue
+        kept = out.get(b.build)
+        if kept is None or not (kept.request == "local" and b.request != "local"):
             out[b.build] = b
     return out
 
@@ -91,7 +97,7 @@ def run(args) -> int:
             if count[group] <= args.per_scenario:
                 kept.append(s)
         specs = kept
-    programs = _programs(Path(args.builds))
+    programs = programs_to_calibrate(Path(args.builds))
     missing = sorted({s.build.name for s in specs} - set(programs))
     if missing:
         print(f"bench calibrate: no built program for {', '.join(missing)} in {args.builds}; skipping them "
@@ -100,6 +106,9 @@ def run(args) -> int:
     if not specs:
         raise BenchError("nothing to calibrate: no selected benchmark has a built program")
     hyperfine = tools.require("hyperfine")
+    for name in dict.fromkeys(s.build.name for s in specs):
+        b = programs[name]
+        print(f"{name}: {b.path} ({b.toolchain}, commit {b.commit[:12] or '?'})", file=sys.stderr)
 
     print(f"calibrating {len(specs)} families x {args.repeats} repeats x {runs} runs x 3 sides "
           f"(A, A, {calibration.describe_injection(args.inject, args.factor)}), measured as `bench run` measures an A/B run and judged as one of "
