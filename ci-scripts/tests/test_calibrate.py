@@ -320,3 +320,17 @@ def test_calibrate_takes_the_head_program_bench_build_made_last(tmp_path):
     assert (got["rust-system"].request, got["rust-system"].commit) == ("beta", "newer")   # no local: the newest
     (tmp_path / "head" / "local" / "go").unlink()                               # a program gone: the next best
     assert programs_to_calibrate(tmp_path)["go"].request == "stable"
+
+
+def test_the_report_says_how_the_calibration_made_b_slower():
+    from benchpipe.report.compare_md import calibration_sentence
+    rates = {"comparisons": 90, "flagged": 45, "rate": 0.5}
+    doc = {"factor": 1.05, "runs": 10, "timestamp": "2026-11-26T06:00:00Z", "families": [{}] * 18,
+           "summary": {"false_alarm_rate": 0.0, "detection_rate": 0.5, "aa_comparisons": 90, "ab_comparisons": 90,
+                       "report": {"false_alarms": {**rates, "flagged": 0, "rate": 0.0}, "detections": rates}}}
+    window = calibration_sentence({**doc, "inject": "window"})
+    assert "a timed window held open 5 % longer flagged as a regression" in window and "heavier" not in window
+    for older in (doc, {**doc, "inject": "size"}):          # files written before --inject: sizes
+        size = calibration_sentence(older)
+        assert "a 5 % heavier workload flagged as a regression" in size and "held open" not in size
+    assert "not been calibrated" in calibration_sentence(None)

@@ -174,10 +174,13 @@ def calibration_sentence(cal: dict | None) -> str:
              f"{escape(cal.get('runs', '?'))} runs a side, {escape(len(cal.get('families', [])))} benchmark families): "]
     rep = summ.get("report") or {}
     rfa, rdet = rep.get("false_alarms") or {}, rep.get("detections") or {}
+    # how calibrate made B slower: each window held open (default) or a scaled size
+    slower = (f"a timed window held open {_pct(float(factor) - 1)} longer" if cal.get("inject") == "window"
+              else f"a {_pct(float(factor) - 1)} heavier workload") if factor else ""
     if rfa.get("comparisons") and rdet.get("comparisons") and factor:
         # what this report does with a benchmark: flags it on any metric
         parts.append(f"a benchmark flagged (on any metric) in {rfa['rate']:.1%} of {rfa['comparisons']} A/A "
-                     f"comparisons; a {_pct(float(factor) - 1)} heavier workload flagged as a regression (timed "
+                     f"comparisons; {slower} flagged as a regression (timed "
                      f"window or CPU time) in {rdet['rate']:.1%} of {rdet['comparisons']}. Timed window alone: ")
         det_seen = rdet["rate"]
     else:
@@ -185,7 +188,7 @@ def calibration_sentence(cal: dict | None) -> str:
     if fa is not None:
         parts.append(f"false alarms in {fa:.1%} of {n_aa} A/A comparisons; ")
     if det is not None and factor:
-        parts.append(f"a {_pct(float(factor) - 1)} heavier workload flagged in {det:.1%} of {n_ab} comparisons.")
+        parts.append(f"{slower} flagged in {det:.1%} of {n_ab} comparisons.")
     cpu = summ.get("cpu") or {}
     cfa, cdet = (cpu.get("false_alarms") or {}).get("rate"), (cpu.get("detections") or {}).get("rate")
     if cfa is not None and cdet is not None:
