@@ -309,7 +309,11 @@ def build_all(cat: Catalogue, source: Path, out_dir: Path, go: list[str], rust: 
 
 
 def write_manifest(out_dir: Path, built: list[Built]) -> Path:
-    """Merge into <out>/manifest.json (other labels' entries stay, same ones are replaced)."""
+    """Merge into <out>/manifest.json, newest last: other labels' entries stay (a base
+    built by one call, the head by the next), as do other toolchains of the same commit
+    (`build --go local` then `--go stable`); the same build, toolchain and label are
+    replaced, and so are a label's entries of another commit (a head built from an older
+    commit is not this head's program: `run --manifest` would run it beside the new one)."""
     path = Path(out_dir) / "manifest.json"
     old = []
     if path.is_file():
@@ -319,7 +323,9 @@ def write_manifest(out_dir: Path, built: list[Built]) -> Path:
         except (ValueError, KeyError, TypeError):
             old = []
     new_ids = {(b.build, b.request, b.label) for b in built}
-    merged = [b for b in old if (b.build, b.request, b.label) not in new_ids] + built
+    commits = {b.label: b.commit for b in built}
+    merged = [b for b in old if (b.build, b.request, b.label) not in new_ids
+              and commits.get(b.label, b.commit) == b.commit] + built
     fsutil.atomic_write_json(path, {"schema": MANIFEST_SCHEMA, "builds": [asdict(b) for b in merged]})
     return path
 

@@ -302,8 +302,11 @@ def test_calibrate_takes_the_head_program_bench_build_made_last(tmp_path):
     """The manifest keeps every toolchain built into it, newest last: a head build of
     `stable` from an older commit listed first must not be what is calibrated (it was,
     until this was found: calibrate measured go1.27.4 programs of an older commit)."""
+    import dataclasses
+
     from benchpipe import toolchains
     from benchpipe.commands.calibrate import programs_to_calibrate
+    from benchpipe.fsutil import atomic_write_json
 
     def built(build, request, label, commit):
         exe = tmp_path / label / request / build
@@ -311,10 +314,12 @@ def test_calibrate_takes_the_head_program_bench_build_made_last(tmp_path):
         exe.write_bytes(b"")
         return toolchains.Built(build, "go", "gobench", "go1.x", request, "v", str(exe), label, commit)
 
-    toolchains.write_manifest(tmp_path, [built("go", "stable", "head", "old"), built("rust-system", "1.90.0", "head", "old")])
-    toolchains.write_manifest(tmp_path, [built("go", "local", "base", "base")])
-    toolchains.write_manifest(tmp_path, [built("go", "local", "head", "new"), built("rust-system", "stable", "head", "new")])
-    toolchains.write_manifest(tmp_path, [built("rust-system", "beta", "head", "newer")])
+    # as a manifest merged before write_manifest dropped a label's older commits reads
+    entries = [built("go", "stable", "head", "old"), built("rust-system", "1.90.0", "head", "old"),
+               built("go", "local", "base", "base"), built("go", "local", "head", "new"),
+               built("rust-system", "stable", "head", "new"), built("rust-system", "beta", "head", "newer")]
+    atomic_write_json(tmp_path / "manifest.json",
+                      {"schema": toolchains.MANIFEST_SCHEMA, "builds": [dataclasses.asdict(b) for b in entries]})
     got = programs_to_calibrate(tmp_path)
     assert (got["go"].request, got["go"].commit) == ("local", "new")            # local wins over a later non-local
     assert (got["rust-system"].request, got["rust-system"].commit) == ("beta", "newer")   # no local: the newest

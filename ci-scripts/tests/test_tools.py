@@ -81,6 +81,24 @@ def test_manifest_records_programs(programs):
         assert b.path.endswith(b.program) and b.path.startswith("/")
 
 
+def test_manifest_merges_labels_and_toolchains_but_drops_older_commits(tmp_path):
+    def built(build, request, label, commit):
+        return toolchains.Built(build, "go", "gobench", "go1.x", request, "v", f"/x/{label}/{request}/{build}", label,
+                                commit)
+
+    def entries():
+        return [(b.label, b.request, b.commit) for b in toolchains.read_manifest(tmp_path / "manifest.json")]
+
+    toolchains.write_manifest(tmp_path, [built("go", "stable", "head", "c1")])
+    toolchains.write_manifest(tmp_path, [built("go", "local", "base", "c0")])    # another label: kept
+    toolchains.write_manifest(tmp_path, [built("go", "local", "head", "c1")])    # another toolchain, same commit
+    assert entries() == [("head", "stable", "c1"), ("base", "local", "c0"), ("head", "local", "c1")]
+    toolchains.write_manifest(tmp_path, [built("go", "local", "head", "c1")])    # the same again: replaced
+    assert entries() == [("head", "stable", "c1"), ("base", "local", "c0"), ("head", "local", "c1")]
+    toolchains.write_manifest(tmp_path, [built("go", "local", "head", "c2")])    # a new head commit
+    assert entries() == [("base", "local", "c0"), ("head", "local", "c2")]
+
+
 def test_doctor_requires_only_what_the_stage_needs():
     # A bench job on macOS must not fail for want of gnuplot, nor publish for want of hyperfine.
     found = {t.name: t for t in tools.check_all()}
