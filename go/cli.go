@@ -38,7 +38,7 @@ type invocation struct {
 	variant string
 	params  params
 	repeat  int     // --repeat: runs of the scenario in this process (1: the default)
-	stretch float64 // --stretch: each window held open to this multiple of its length (1: the default)
+	stretch float64 // --stretch: each window held open to this multiple of its length (0 or 1: not)
 }
 
 // parseInvocation parses `<scenario> [--variant v] [--name value | --name=value]...`.

@@ -40,12 +40,7 @@ func openWindow() window {
 // maxStretch bounds --stretch: a doubling is more than any calibration needs.
 const maxStretch = 2
 
-// windowStretch is --stretch, set once by main before the scenario runs: close holds
-// every window open, spinning on the clock, until it has lasted this many times what
-// the scenario took. It injects an exact slowdown of the window (and CPU time spent
-// spinning, as slower code would spend it) for `bench calibrate`: scaling a size
-// parameter instead grows some windows by less than the factor (a part of them does
-// not grow with the size). 1: the window closes when the work is done.
+// windowStretch is --stretch, set once by main before the scenario runs (1: none).
 var windowStretch = 1.0
 
 func (w window) close() windowTimes { return w.closeStretched(windowStretch) }
@@ -53,11 +48,36 @@ func (w window) close() windowTimes { return w.closeStretched(windowStretch) }
 func (w window) closeStretched(stretch float64) windowTimes {
 	elapsed := since(w.start)
 	if stretch > 1 {
-		target := time.Duration(float64(elapsed) * stretch)
-		for since(w.start) < target {
-		}
+		w.holdOpen(elapsed, stretch)
 		elapsed = since(w.start)
 	}
 	user, sys, _ := cpuTimes()
 	return windowTimes{elapsed: elapsed, user: user - w.user, sys: sys - w.sys}
+}
+
+// holdOpen injects an exact slowdown for `bench calibrate --inject window` (scaling a
+// size parameter instead lengthens some windows by less: a part of them does not grow
+// with the size). The window closes after stretch x work, and its CPU time grows by
+// the same factor as far as one thread can add it: the thread spins for (stretch - 1)
+// x the window's CPU time so far, at most the whole extension (a program that kept
+// more than one core busy gets less than the factor in CPU time), and sleeps the rest.
+// Spinning it all would add (stretch - 1) x the window in CPU time: +30 % for a
+// client that mostly waits on its database. Mirrors Window::hold_open in
+// rust/src/window.rs.
+func (w window) holdOpen(work time.Duration, stretch float64) {
+	user, sys, _ := cpuTimes()
+	extra := time.Duration(float64(work) * (stretch - 1))
+	spin := min(time.Duration(float64(user-w.user+sys-w.sys)*(stretch-1)), extra)
+	target := work + extra
+	spinUntil(w.start.add(work + spin))
+	// A sleep ends late by up to sleepSlack: wake before the end and spin to it.
+	if d := target - since(w.start) - sleepSlack; d > 0 {
+		time.Sleep(d)
+	}
+	spinUntil(w.start.add(target))
+}
+
+func spinUntil(t instant) {
+	for now() < t {
+	}
 }

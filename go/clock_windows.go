@@ -3,6 +3,7 @@
 package main
 
 import (
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/windows"
@@ -29,3 +30,7 @@ func now() instant {
 	c := queryPerformance(procQueryPerformanceCounter)
 	return instant(c/qpcFrequency*1e9 + c%qpcFrequency*1e9/qpcFrequency)
 }
+
+// sleepSlack is how late a short time.Sleep may end: Windows timers tick at 0.5 to
+// 15.6 ms unless a high-resolution timer is granted, which Go asks for.
+const sleepSlack = 2 * time.Millisecond

@@ -9,13 +9,18 @@ use std::time::{Duration, Instant};
 /// Bounds `--stretch`: a doubling is more than any calibration needs.
 pub const MAX_STRETCH: f64 = 2.0;
 
-/// `--stretch F`, set once before the scenario runs (the bits of an f64; 0: none):
-/// `close` holds every window open, spinning on the clock, until it has lasted F times
-/// what the scenario took. It injects an exact slowdown of the window (and CPU time
-/// spent spinning, as slower code would spend it) for `bench calibrate`: scaling a size
-/// parameter instead grows some windows by less than the factor (a part of them does
-/// not grow with the size). Mirrors `windowStretch` in go/clock.go.
+/// `--stretch F`, set once before the scenario runs (the bits of an f64; 0: none); see
+/// `Window::hold_open`. Mirrors `windowStretch` in go/clock.go.
 static STRETCH: AtomicU64 = AtomicU64::new(0);
+
+/// How late a short sleep may end: Linux's default timer slack is 50 µs; Windows timers
+/// tick at 0.5 to 15.6 ms unless a high-resolution timer is granted. Mirrors sleepSlack
+/// in go/clock_other.go and go/clock_windows.go.
+const SLEEP_SLACK: Duration = if cfg!(windows) {
+    Duration::from_millis(2)
+} else {
+    Duration::from_micros(200)
+};
 
 pub fn set_stretch(factor: f64) {
     if factor > 1.0 {
@@ -62,10 +67,7 @@ impl Window {
     fn close_stretched(&self, stretch: Option<f64>) -> WindowTimes {
         let mut elapsed = self.start.elapsed();
         if let Some(factor) = stretch {
-            let target = elapsed.mul_f64(factor);
-            while self.start.elapsed() < target {
-                std::hint::spin_loop();
-            }
+            self.hold_open(elapsed, factor);
             elapsed = self.start.elapsed();
         }
         let (cpu_user, cpu_sys) = cpu_times();
@@ -73,6 +75,34 @@ impl Window {
             elapsed,
             cpu_user: cpu_user.saturating_sub(self.cpu_user),
             cpu_sys: cpu_sys.saturating_sub(self.cpu_sys),
+        }
+    }
+    /// Injects an exact slowdown for `bench calibrate --inject window` (scaling a size
+    /// parameter instead lengthens some windows by less: a part of them does not grow
+    /// with the size). The window closes after factor x work, and its CPU time grows by
+    /// the same factor as far as one thread can add it: the thread spins for
+    /// (factor - 1) x the window's CPU time so far, at most the whole extension (a
+    /// program that kept more than one core busy gets less than the factor in CPU
+    /// time), and sleeps the rest. Spinning it all would add (factor - 1) x the window
+    /// in CPU time: +30 % for a client that mostly waits on its database. Mirrors
+    /// window.holdOpen in go/clock.go.
+    fn hold_open(&self, work: Duration, factor: f64) {
+        let (user, sys) = cpu_times();
+        let cpu = user.saturating_sub(self.cpu_user) + sys.saturating_sub(self.cpu_sys);
+        let extra = work.mul_f64(factor - 1.0);
+        let spin = cpu.mul_f64(factor - 1.0).min(extra);
+        let target = work + extra;
+        self.spin_until(work + spin);
+        // A sleep ends late by up to SLEEP_SLACK: wake before the end and spin to it.
+        if let Some(d) = target.checked_sub(self.start.elapsed() + SLEEP_SLACK) {
+            std::thread::sleep(d);
+        }
+        self.spin_until(target);
+    }
+
+    fn spin_until(&self, t: Duration) {
+        while self.start.elapsed() < t {
+            std::hint::spin_loop();
         }
     }
 }
