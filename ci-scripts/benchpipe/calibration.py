@@ -1,9 +1,10 @@
 """Calibration: what this machine can detect. For each benchmark family, repeated
 rounds of A against A (the same build and workload: every flag is a false alarm) and A
 against B, A made `factor` times slower: every miss is a missed regression. How B is made
-slower (`inject`): "window", the programs' `--stretch F` holds each timed window open,
-spinning, until it has lasted F times what the work took (exactly F, whatever part of
-the window does not grow with a workload's size); or "size", the same scenario with its
+slower (`inject`): "window", the programs' `--stretch F` holds each timed window open
+until it has lasted F times what the work took (exactly F, whatever part of the window
+does not grow with a workload's size; spinning for F - 1 times its CPU time, so that CPU
+time grows by F as far as one thread can add it, and sleeping the rest); or "size", the same scenario with its
 scale parameter multiplied by F (a heavier workload, as slower code would be, which
 lengthens some windows by less: files-read Rust's x1.05 was +2-4 %). One engine: the three sides are measured exactly as `bench run`
 measures an A/B run (runner.run_group: interleaved rounds, fresh program copies, the

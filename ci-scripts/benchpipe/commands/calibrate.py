@@ -54,8 +54,9 @@ def add_arguments(p):
 def programs_to_calibrate(builds_dir: Path) -> dict:
     """build name -> the head program `bench build` made last: its default toolchain
     ("local") where the manifest has one, else the newest entry. The manifest keeps
-    every toolchain ever built into it (toolchains.write_manifest merges, newest last),
-    so the first head entry can be a build of another toolchain from an older commit."""
+    every toolchain built into it (toolchains.write_manifest merges, newest last; and
+    before it dropped a label's older commits, those too), so the first head entry can
+    be a build of another toolchain, or of an older commit."""
     out: dict = {}
     for b in toolchains.read_manifest(builds_dir / "manifest.json"):
         if b.label != "head" or not Path(b.path).is_file():
