@@ -58,18 +58,24 @@ func (w window) closeStretched(stretch float64) windowTimes {
 // holdOpen injects an exact slowdown for `bench calibrate --inject window` (scaling a
 // size parameter instead lengthens some windows by less: a part of them does not grow
 // with the size). The window closes after stretch x work, and its CPU time grows by
-// the same factor as far as one thread can add it: the thread spins for (stretch - 1)
-// x the window's CPU time so far, at most the whole extension (a program that kept
-// more than one core busy gets less than the factor in CPU time), and sleeps the rest.
-// Spinning it all would add (stretch - 1) x the window in CPU time: +30 % for a
-// client that mostly waits on its database. Mirrors Window::hold_open in
+// the same factor as far as one thread can add it: the thread spins until the process
+// has used (stretch - 1) x the window's CPU time so far, counted in CPU time rather than
+// on the clock (a thread that loses its core to another process spins longer), but not
+// past the end of the extension (a program that kept more than one core busy gets less
+// than the factor in CPU time; so may one on an OS that counts CPU time in ticks), and
+// sleeps the rest. Spinning it all would add (stretch - 1) x the window in CPU time:
+// +30 % for a client that mostly waits on its database. Mirrors Window::hold_open in
 // rust/src/window.rs.
 func (w window) holdOpen(work time.Duration, stretch float64) {
 	user, sys, _ := cpuTimes()
 	extra := time.Duration(float64(work) * (stretch - 1))
-	spin := min(time.Duration(float64(user-w.user+sys-w.sys)*(stretch-1)), extra)
 	target := work + extra
-	spinUntil(w.start.add(work + spin))
+	enough := user + sys + time.Duration(float64(user-w.user+sys-w.sys)*(stretch-1))
+	for since(w.start) < target {
+		if u, s, _ := cpuTimes(); u+s >= enough {
+			break
+		}
+	}
 	// A sleep ends late by up to sleepSlack: wake before the end and spin to it.
 	if d := target - since(w.start) - sleepSlack; d > 0 {
 		time.Sleep(d)

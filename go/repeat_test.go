@@ -74,22 +74,32 @@ func TestMedianWindow(t *testing.T) {
 // record; the work and its checksum are unchanged. The CPU time grows by F as far as
 // one thread can add it: a program that only sleeps gets a window that sleeps longer
 // (spinning the whole extension would put a third of each x1.5 window in CPU time), a
-// program that keeps one core busy one that spins longer. Mirrors
-// stretch_holds_the_window_open in rust/tests/scenarios.rs.
+// program that keeps one core busy one that spins longer (sleeping the extension would
+// leave its CPU time as it was). CPU time is compared with an unstretched run's (the
+// medians of the windows after the first), not with the window, so that the test holds
+// when other processes take the cores: that lengthens windows, not CPU times (but
+// a thread that gets less of a core while it spins than while it worked runs out of
+// extension first: x1.26 was measured with both cores kept busy, hence the lower bound
+// of x1.2; sleeping the extension gives x1.0). Not parallel, so that the other tests
+// take the cores less often. Mirrors stretch_holds_the_window_open in
+// rust/tests/scenarios.rs.
 func TestStretch(t *testing.T) {
-	t.Parallel()
+	windowCPU := func(rec map[string]any) float64 {
+		return floatField(t, rec, "window_cpu_s", "user") + floatField(t, rec, "window_cpu_s", "sys")
+	}
 	for _, c := range []struct {
-		args           []string
-		minCPU, maxCPU float64 // CPU time / window, each window
+		args      []string
+		maxShare  float64    // CPU time / window, each stretched window
+		cpuGrowth [2]float64 // stretched / unstretched CPU time, 0: not checked
 	}{
-		{[]string{"sleep", "--tasks", "20", "--max_sleep_ms", "40", "--spin", "1"}, 0, 0.2},
-		{[]string{"cpu", "--tasks", "4", "--items", "1000000", "--threads", "1"}, 0.75, 2},
+		{[]string{"sleep", "--tasks", "20", "--max_sleep_ms", "40", "--spin", "1"}, 0.2, [2]float64{}},
+		{[]string{"cpu", "--tasks", "4", "--items", "1000000", "--threads", "1"}, 2, [2]float64{1.2, 1.8}},
 	} {
-		plain := benchRecord(t, nil, c.args...)
+		plain := benchRecord(t, nil, append(c.args, "--repeat", "5")...)
 		if _, has := plain["stretch"]; has {
 			t.Errorf("a run without --stretch has a stretch field: %v", plain["stretch"])
 		}
-		rec := benchRecord(t, nil, append(c.args, "--stretch", "1.5", "--repeat", "3")...)
+		rec := benchRecord(t, nil, append(c.args, "--stretch", "1.5", "--repeat", "5")...)
 		if got := floatField(t, rec, "stretch"); got != 1.5 {
 			t.Errorf("%s: stretch = %v, want 1.5", c.args[0], got)
 		}
@@ -100,22 +110,29 @@ func TestStretch(t *testing.T) {
 			w := w.(map[string]any)
 			e := floatField(t, w, "elapsed_s")
 			cpu := floatField(t, w, "cpu_s", "user") + floatField(t, w, "cpu_s", "sys")
-			if e < 0.005 || cpu < c.minCPU*e || cpu > c.maxCPU*e {
-				t.Errorf("%s window %d: %.4f s, CPU %.4f s; want CPU between %.2f and %.2f of the window",
-					c.args[0], i+1, e, cpu, c.minCPU, c.maxCPU)
+			if e < 0.005 || cpu > c.maxShare*e {
+				t.Errorf("%s window %d: %.4f s, CPU %.4f s; want 5 ms or more, CPU at most %.2f of it",
+					c.args[0], i+1, e, cpu, c.maxShare)
+			}
+		}
+		if lo, hi := c.cpuGrowth[0], c.cpuGrowth[1]; hi > 0 {
+			if g := windowCPU(rec) / windowCPU(plain); g < lo || g > hi {
+				t.Errorf("%s: CPU time %.4f s stretched, %.4f s not: x%.2f, want x%.1f to x%.1f",
+					c.args[0], windowCPU(rec), windowCPU(plain), g, lo, hi)
 			}
 		}
 	}
 }
 
-// The stretch is exact to the clock: a window closed after d lasts F x d.
+// The stretch is exact to the clock: a window closed after d lasts F x d, never less
+// (the upper bound leaves room for the thread losing its core at the end).
 func TestWindowStretchIsExact(t *testing.T) {
 	t.Parallel()
 	w := openWindow()
 	time.Sleep(20 * time.Millisecond)
 	work := since(w.start)
 	got := w.closeStretched(1.05).elapsed
-	if lo := time.Duration(float64(work) * 1.05); got < lo || got > lo+5*time.Millisecond {
-		t.Errorf("window %v after %v of work, want %v (+ a few ms at most)", got, work, lo)
+	if lo := time.Duration(float64(work) * 1.05); got < lo || got > lo+25*time.Millisecond {
+		t.Errorf("window %v after %v of work, want %v (+ 25 ms at most)", got, work, lo)
 	}
 }
