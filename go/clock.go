@@ -63,9 +63,9 @@ func (w window) closeStretched(stretch float64) windowTimes {
 // on the clock (a thread that loses its core to another process spins longer), but not
 // past the end of the extension (a program that kept more than one core busy gets less
 // than the factor in CPU time; where the OS counts CPU time in ticks, Windows' 15.6 ms,
-// the spin runs on to the next tick), and sleeps the rest. Spinning it all would add (stretch - 1) x the window in CPU time:
-// +30 % for a client that mostly waits on its database. Mirrors Window::hold_open in
-// rust/src/window.rs.
+// the spin runs on to the next tick), and sleeps the rest. Spinning it all would add
+// (stretch - 1) x the window in CPU time: +30 % for a client that mostly waits on its
+// database. Mirrors Window::hold_open in rust/src/window.rs.
 func (w window) holdOpen(work time.Duration, stretch float64) {
 	user, sys, _ := cpuTimes()
 	extra := time.Duration(float64(work) * (stretch - 1))

@@ -86,9 +86,9 @@ impl Window {
     /// rather than on the clock (a thread that loses its core to another process spins
     /// longer), but not past the end of the extension (a program that kept more than one
     /// core busy gets less than the factor in CPU time; where the OS counts CPU time in
-    /// ticks, Windows' 15.6 ms, the spin runs on to the next tick), and sleeps the rest. Spinning it all would add (factor - 1) x
-    /// the window in CPU time: +30 % for a client that mostly waits on its database.
-    /// Mirrors window.holdOpen in go/clock.go.
+    /// ticks, Windows' 15.6 ms, the spin runs on to the next tick), and sleeps the rest.
+    /// Spinning it all would add (factor - 1) x the window in CPU time: +30 % for a
+    /// client that mostly waits on its database. Mirrors window.holdOpen in go/clock.go.
     fn hold_open(&self, work: Duration, factor: f64) {
         let (user, sys) = cpu_times();
         let cpu = user.saturating_sub(self.cpu_user) + sys.saturating_sub(self.cpu_sys);
