@@ -20,7 +20,8 @@ test's standardised statistic is computed on the pairs:
 Printed per family and metric: the mean over files of z / sqrt(pairs) (the efficiency:
 z grows as the root of the pairs, so 2 x the efficiency needs 1/4 of the pairs), and
 the pairs that efficiency needs to flag the change 19 times in 20 at the level a lone
-flag must reach in a report of `--tests` tests over `--looks` looks (`multitest`).
+flag must reach in a pull request's report on `--preset` (its tests, and the looks
+`bench run --ab-base` takes: runner.sequential_design).
 Fixed seed: the same files give the same figures."""
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from collections import defaultdict
 import numpy as np
 from scipy import stats as sps
 
-from benchpipe import measures, multitest, results, stats
+from benchpipe import catalogue, compare, measures, results, runner, stats
 
 TESTS = ("signed-rank", "trimmed", "q25", "q10")
 METRICS = {"time": measures.window_s, "cpu": measures.window_cpu_s}
@@ -95,10 +96,14 @@ def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(prog="python -m devtools.estimators", description=__doc__.splitlines()[0])
     p.add_argument("files", nargs="+", help="results.json of A/A runs (--ab-base, one commit)")
     p.add_argument("--change", type=float, default=0.05, help="slowdown injected into head (default 0.05)")
-    p.add_argument("--tests", type=int, default=246, help="tests in a report (default 246, the quick preset)")
-    p.add_argument("--looks", type=int, default=4, help="looks that share alpha (default 4)")
+    p.add_argument("--preset", default="quick", help="judge at the level of this preset's pull-request report "
+                   "(default quick)")
     a = p.parse_args(argv)
-    level = multitest.lone_flag_level(stats.DEFAULT_ALPHA, a.tests, tuple(range(a.looks)))
+    cat = catalogue.load()
+    preset = cat.preset(a.preset)
+    level = runner.sequential_design(preset.runs, runner.default_max_runs(preset.runs, preset.sample_budget_s),
+                                     tests=len(cat.benchmarks(a.preset)) * len(compare.METRICS),
+                                     budget_s=preset.sample_budget_s).flag_level
     z_needed = float(sps.norm.isf(level / 2)) + float(sps.norm.isf(0.05))
     print(f"slowdown x{1 + a.change:g}; a lone flag needs p < {level:.2g}: pairs for 19 in 20 = "
           f"({z_needed:.2f} / efficiency)^2; efficiency = mean z / sqrt(pairs)")
