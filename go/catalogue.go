@@ -1,8 +1,14 @@
 package main
 
-// The scenarios, variants and parameters this program implements. They mirror
-// ci-scripts/catalogue.toml (lang go) exactly; `gobench list` prints this table and
-// the pipeline's tests compare it with the catalogue.
+import "slices"
+
+// The scenarios this program runs. Their names, programs, variants and parameters are
+// ci-scripts/catalogue.toml's (lang go), in the table `catalogue` of scenarios.go,
+// which is generated from it (`ci-scripts/bench catalogue --write-programs`; a test
+// fails when it is stale). Each scenario's own file registers its code with
+// implement(), so a new scenario is its catalogue entry and one file here.
+
+//go:generate sh -c "cd .. && ci-scripts/bench catalogue --write-programs"
 
 type paramType string
 
@@ -25,12 +31,18 @@ type param struct {
 	choices []string
 }
 
-type scenario struct {
+// catalogueScenario is one scenario of the catalogue: what scenarios.go declares.
+type catalogueScenario struct {
 	name     string
+	program  string // the program that runs it: gobench, or gobench-sql (split = true)
 	variants []string
 	params   []param
-	setup    func(params) error // nil: the scenario needs no setup
-	run      func(variant string, p params) (*result, error)
+}
+
+type scenario struct {
+	catalogueScenario
+	setup func(params) error // nil: the scenario needs no setup
+	run   func(variant string, p params) (*result, error)
 }
 
 func (s *scenario) param(name string) *param {
@@ -42,94 +54,50 @@ func (s *scenario) param(name string) *param {
 	return nil
 }
 
-func intParam(name string, def any, max float64) param {
-	return param{name: name, typ: typeInt, min: 1, max: max, def: def}
+// implementations: scenario name -> its code, registered by the scenario's own file.
+var implementations = map[string]*scenario{}
+
+// implement registers a scenario's code (from an init function of its file). setup
+// may be nil. A name the catalogue does not declare is a bug that must not make a
+// program: it panics at start, and every test fails. The split program (gobench-sql,
+// build tag sql) runs every scenario; the lean one those whose program it is, as the
+// build tags of the scenarios' files see to.
+func implement(name string, run func(variant string, p params) (*result, error), setup func(params) error) {
+	i := slices.IndexFunc(catalogue, func(c catalogueScenario) bool { return c.name == name })
+	if i < 0 || implementations[name] != nil {
+		panic("implement(" + name + "): not a scenario of scenarios.go, or registered twice")
+	}
+	implementations[name] = &scenario{catalogue[i], setup, run}
 }
 
-func pathParam(name, def string) param { return param{name: name, typ: typePath, def: def} }
-
-var scenarios = []*scenario{
-	{
-		name:     "hashmap",
-		variants: []string{"spawn", "spawn-sem", "spawn-limited", "pool"},
-		params: []param{
-			intParam("tasks", 100000, 10_000_000),
-			intParam("items", 10000, 1_000_000),
-			{name: "shape", typ: typeEnum, choices: []string{"burst", "rate"}, def: "burst"},
-			{name: "rate", typ: typeFloat, min: 0.001, max: 1_000_000, def: 10.0},
-			intParam("workers", defaultCPUs, 4_096),
-		},
-		run: runHashmap,
-	},
-	{
-		name:     "fanout",
-		variants: []string{"channels", "batched"},
-		params: []param{
-			intParam("values", 50000000, 10_000_000_000),
-			intParam("workers", 3, 4_096),
-			intParam("buffer", 1000, 10_000_000),
-			intParam("batch", 1000, 10_000_000),
-		},
-		run: runFanout,
-	},
-	{
-		name:     "cpu",
-		variants: []string{"goroutines"},
-		params: []param{
-			intParam("tasks", 200, 1_000_000),
-			intParam("items", 10000000, 200_000_000),
-			intParam("threads", defaultCPUs, 1_024),
-		},
-		run: runCPU,
-	},
-	{
-		name:     "sleep",
-		variants: []string{"goroutines"},
-		params: []param{
-			intParam("tasks", 1000000, 10_000_000),
-			intParam("spin", 100000, 1_000_000_000),
-			intParam("max_sleep_ms", 300, 3_600_000),
-		},
-		run: runSleep,
-	},
-	{
-		name:     "files-read",
-		variants: []string{"goroutines"},
-		params: []param{
-			intParam("tasks", 1000000, 10_000_000),
-			pathParam("dir", "bench-files"),
-		},
-		setup: setupFiles,
-		run:   runFilesRead,
-	},
-	{
-		name:     "files-rw",
-		variants: []string{"goroutines"},
-		params: []param{
-			intParam("tasks", 100000, 10_000_000),
-			pathParam("dir", "bench-files"),
-		},
-		setup: setupFiles,
-		run:   runFilesRW,
-	},
-}
-
-// sqlScenarioNames are the scenarios only gobench-sql has (catalogue_sql.go).
-var sqlScenarioNames = []string{"sqlite", "mysql"}
-
-func findScenario(name string) *scenario {
-	for _, s := range scenarios {
-		if s.name == name {
-			return s
+// scenarios is what this program runs, in catalogue order.
+func scenarios() []*scenario {
+	var out []*scenario
+	for _, c := range catalogue {
+		if s := implementations[c.name]; s != nil {
+			out = append(out, s)
 		}
 	}
-	return nil
+	return out
+}
+
+func findScenario(name string) *scenario { return implementations[name] }
+
+// otherProgram names the program that runs a catalogue scenario this one does not
+// ("" for any other name).
+func otherProgram(name string) string {
+	for _, c := range catalogue {
+		if c.name == name && implementations[name] == nil {
+			return c.program
+		}
+	}
+	return ""
 }
 
 func scenarioNames() []string {
-	names := make([]string, len(scenarios))
-	for i, s := range scenarios {
-		names[i] = s.name
+	var names []string
+	for _, s := range scenarios() {
+		names = append(names, s.name)
 	}
 	return names
 }
@@ -162,9 +130,9 @@ func newListing() listing {
 		Lang:      "go",
 		Build:     "go",
 		Toolchain: toolchain(),
-		Scenarios: make(map[string]listScenario, len(scenarios)),
+		Scenarios: map[string]listScenario{},
 	}
-	for _, s := range scenarios {
+	for _, s := range scenarios() {
 		ps := make(map[string]listParam, len(s.params))
 		for _, p := range s.params {
 			lp := listParam{Type: p.typ, Default: jsonValue(p.def), Choices: p.choices}

@@ -49,8 +49,8 @@ func parseInvocation(args []string, needVariant bool) (*invocation, error) {
 		return nil, usagef("missing scenario (one of %s)", strings.Join(scenarioNames(), ", "))
 	}
 	sc := findScenario(args[0])
-	if sc == nil && slices.Contains(sqlScenarioNames, args[0]) {
-		return nil, usagef("unknown scenario %q: the SQL scenarios are in gobench-sql (go build -tags sql)", args[0])
+	if other := otherProgram(args[0]); sc == nil && other != "" {
+		return nil, usagef("unknown scenario %q: it is in %s (go build -tags sql)", args[0], other)
 	}
 	if sc == nil {
 		return nil, usagef("unknown scenario %q (one of %s)", args[0], strings.Join(scenarioNames(), ", "))

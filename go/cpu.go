@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 )
 
+func init() { implement("cpu", runCPU, nil) }
+
 // sqrtSum stores sqrt(x) for x in 0..len(v) in v, as the seed does (the memory
 // traffic is part of the workload), then sums it in index order.
 func sqrtSum(v []float64) float64 {

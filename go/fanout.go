@@ -5,6 +5,8 @@ import (
 	"sync"
 )
 
+func init() { implement("fanout", runFanout, nil) }
+
 // fanoutInputs is pre: ten LCG values mapped to 1..10; value i of the stream is
 // pre[i % 10].
 func fanoutInputs() [10]int64 {

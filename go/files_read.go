@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 )
 
+func init() { implement("files-read", runFilesRead, setupFiles) }
+
 func runFilesRead(variant string, p params) (*result, error) {
 	if variant != "goroutines" {
 		return nil, fmt.Errorf("variant %q not implemented", variant)

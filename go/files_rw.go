@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 )
 
+func init() { implement("files-rw", runFilesRW, setupFiles) }
+
 // appendLine appends one line to path. The file is opened with write access (the
 // original opened it append-only, read-only, and lost every append), and the error
 // of Close is checked because that is where a failed write can surface.

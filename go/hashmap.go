@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 )
 
+func init() { implement("hashmap", runHashmap, nil) }
+
 type person struct {
 	Name string
 	Age  uint32

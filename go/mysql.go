@@ -15,6 +15,8 @@ import (
 	"github.com/go-sql-driver/mysql"
 )
 
+func init() { implement("mysql", runMySQL, setupMySQL) }
+
 const (
 	mysqlDSNEnv      = "BENCH_MYSQL_DSN"
 	mysqlModule      = "github.com/go-sql-driver/mysql"

@@ -13,14 +13,14 @@ import (
 )
 
 // mysqlDSN is the server the MySQL tests use: BENCH_MYSQL_DSN, or a skip unless
-// BENCH_REQUIRE_MYSQL=1 says a server must be there.
+// BENCH_REQUIRE_SERVICES=1 says a server must be there.
 func mysqlDSN(t *testing.T) {
 	t.Helper()
 	if os.Getenv(mysqlDSNEnv) != "" {
 		return
 	}
-	if os.Getenv("BENCH_REQUIRE_MYSQL") == "1" {
-		t.Fatal("BENCH_MYSQL_DSN not set, and BENCH_REQUIRE_MYSQL=1")
+	if os.Getenv("BENCH_REQUIRE_SERVICES") == "1" {
+		t.Fatal("BENCH_MYSQL_DSN not set, and BENCH_REQUIRE_SERVICES=1")
 	}
 	t.Skip("BENCH_MYSQL_DSN not set")
 }

@@ -2,7 +2,7 @@
 
 package main
 
-// Every scenario, the SQL ones included (catalogue_sql.go).
+// Every scenario, the SQL ones included (their files have the build tag `sql`).
 const (
 	programName = "gobench-sql"
 	buildTags   = "sql"

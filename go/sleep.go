@@ -7,6 +7,8 @@ import (
 	"time"
 )
 
+func init() { implement("sleep", runSleep, nil) }
+
 // spinFold is the work before the sleep, the article's loop: x = 0; for i in
 // 1..spin (exclusive): even i divides and adds one, odd i multiplies. x is folded to
 // a fixed-precision integer so that the loop cannot be optimised away.

@@ -18,6 +18,8 @@ import (
 	_ "github.com/mattn/go-sqlite3" // cgo: links the C SQLite, as the Rust side does
 )
 
+func init() { implement("sqlite", runSQLite, setupSQLite) }
+
 const (
 	sqliteDriver        = "sqlite3"
 	sqliteModule        = "github.com/mattn/go-sqlite3"

@@ -97,11 +97,15 @@ class Build:
     label: str = ""       # how charts and pages name it (Go, Rust (mimalloc))
     colour: str = "#555555"
     dash: int = 1         # gnuplot dash type of its lines
-    # A second program of this build, from the same source, that runs these scenarios
-    # (Go: gobench-sql, build tag sql; the catalogue says why).
+    # A second program of this build, from the same source, that runs the scenarios
+    # declaring `split = true` (Go: gobench-sql, build tag sql; the catalogue says why).
     split_program: str = ""
     split_tags: str = ""
     split_scenarios: tuple[str, ...] = ()
+
+    def program_for(self, scenario: str) -> str:
+        """The program of this build that runs the scenario."""
+        return self.split_program if scenario in self.split_scenarios else self.program
 
 
 @dataclass(frozen=True)
@@ -118,6 +122,8 @@ class Scenario:
     only: dict[str, dict[str, tuple]] = field(default_factory=dict)  # variant -> param -> allowed values
     run_s: dict[str, float] = field(default_factory=dict)  # preset -> rough seconds per run (bench matrix)
     scale: str = ""  # the parameter a run's work grows in proportion to (`calibrate`, `run --scale`)
+    split: bool = False  # runs in its build's split program, where the build has one
+    service: str = ""    # the server it needs (benchpipe/services/<service>.py), or none
 
     def allows(self, variant: str, params: dict) -> bool:
         """False where `only.<variant>` rules these params out."""
@@ -229,17 +235,20 @@ def _parse(raw: dict, path: Path) -> Catalogue:
         raise ValueError("a preset's repeat_s must be a number of seconds from 0 to 10")
     if tuple(presets) != PRESETS:
         raise ValueError(f"presets must be {PRESETS}, found {tuple(presets)}")
+    split = tuple(name for name, s in raw["scenarios"].items() if s.get("split", False) is True)
     builds = {
         name: Build(name, b["lang"], b["program"], b["allocator"], b["description"], b.get("label", name),
                     b.get("colour", "#555555"), int(b.get("dash", 1)),
                     b.get("split", {}).get("program", ""), b.get("split", {}).get("tags", ""),
-                    tuple(b.get("split", {}).get("scenarios", ())))
+                    split if b.get("split", {}).get("program") else ())
         for name, b in raw["builds"].items()
     }
-    for b in builds.values():
-        if set(b.split_scenarios) - set(raw["scenarios"]) or bool(b.split_program) != bool(b.split_scenarios) \
-                or b.split_program == b.program:
-            raise ValueError(f"build {b.name}: split needs a program of its own and known scenarios")
+    for name, b in raw["builds"].items():
+        sp = b.get("split", {})
+        if set(sp) - {"program", "tags"} or (sp and (not sp.get("program") or sp["program"] == b["program"])):
+            raise ValueError(f"build {name}: split is a program of its own (program) and its Go build tags (tags)")
+    if split and not any(b.split_program for b in builds.values()):
+        raise ValueError(f"scenarios {', '.join(split)} say split = true, but no build has a split program")
     scenarios = {}
     for name, s in raw["scenarios"].items():
         params = {}
@@ -267,6 +276,8 @@ def _parse(raw: dict, path: Path) -> Catalogue:
             grids[preset] = {k: tuple(v) for k, v in grid.items()}
         if s["size"] not in params:
             raise ValueError(f"scenario {name}: size parameter {s['size']!r} is not a parameter")
+        if not isinstance(s.get("split", False), bool) or not isinstance(s.get("service", ""), str):
+            raise ValueError(f"scenario {name}: split is true or false, service the name of a service module")
         scale = s.get("scale", s["size"])
         if scale not in params or params[scale].type not in ("int", "float"):
             raise ValueError(f"scenario {name}: scale parameter {scale!r} is not a numeric parameter")
@@ -290,5 +301,6 @@ def _parse(raw: dict, path: Path) -> Catalogue:
             name, s["title"], tuple(s["seeds"]), bool(s["setup"]), s["size"],
             variants, params, grids, pairs, only,
             {k: float(v) for k, v in s.get("run_s", {}).items()}, scale,
+            bool(s.get("split", False)), str(s.get("service", "")),
         )
     return Catalogue(presets, builds, scenarios, path)

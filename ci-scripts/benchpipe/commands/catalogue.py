@@ -1,11 +1,13 @@
 """`bench catalogue`: the benchmarks a preset expands to, as a table or JSON (the
-workflows read the JSON form to build their matrix)."""
+workflows read the JSON form to build their matrix); `--write-programs` writes the Go
+program's scenario table from the catalogue, `--check-programs` fails when it is stale."""
 
 from __future__ import annotations
 
 import json
 
-from benchpipe import catalogue
+from benchpipe import catalogue, program_tables
+from benchpipe.errors import BenchError
 from benchpipe.results import format_params
 
 NAME = "catalogue"
@@ -16,6 +18,11 @@ def add_arguments(p):
     p.add_argument("--preset", default="quick", help="smoke, quick, standard or full (default: quick)")
     p.add_argument("--scenario", action="append", help="only this scenario (repeatable, or comma-separated)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    gen = p.add_mutually_exclusive_group()
+    gen.add_argument("--write-programs", action="store_true",
+                     help="write the Go program's scenario table (go/scenarios.go) from the catalogue")
+    gen.add_argument("--check-programs", action="store_true",
+                     help="fail when go/scenarios.go is not what the catalogue makes")
 
 
 def add_filter_arguments(p) -> None:
@@ -41,6 +48,16 @@ def split_list(values) -> list[str] | None:
 
 def run(args) -> int:
     cat = catalogue.load()
+    if args.write_programs:
+        changed = program_tables.write(cat)
+        print(f"wrote {', '.join(changed)}" if changed else "the programs' scenario tables are up to date")
+        return 0
+    if args.check_programs:
+        stale = program_tables.stale(cat)
+        if stale:
+            raise BenchError(f"{', '.join(stale)} is not what ci-scripts/catalogue.toml makes: run "
+                             "`ci-scripts/bench catalogue --write-programs`")
+        return 0
     specs = cat.benchmarks(args.preset, scenarios=split_list(args.scenario))
     if args.json:
         out = {
