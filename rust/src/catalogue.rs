@@ -1,12 +1,11 @@
-//! What this program implements: the scenarios, variants and parameters of
-//! `ci-scripts/catalogue.toml` for `lang = "rust"`. `list` prints this table and a test
-//! checks it against the catalogue, so the two cannot drift apart.
+//! What a scenario of `ci-scripts/catalogue.toml` is to this program: its variants,
+//! parameters and code. The table of them (`scenarios::SCENARIOS`) is made by build.rs
+//! from the catalogue itself, so nobody writes it a second time.
 
 use serde_json::{Map, Value, json};
 
-use crate::cli::Params;
-use crate::{Ctx, Outcome, Result};
-use crate::{cpu, fanout, files_read, files_rw, files_setup, hashmap, mysql, sleep, sqlite};
+use crate::outcome::{Ctx, Outcome, Result};
+use crate::params::Params;
 
 pub struct Scenario {
     pub name: &'static str,
@@ -41,147 +40,6 @@ pub enum DefaultValue {
     Str(&'static str),
     /// The number of logical CPUs at run time.
     Cpus,
-}
-
-const fn int(name: &'static str, min: u64, default: u64, max: u64) -> Param {
-    Param {
-        name,
-        kind: Kind::Int { min, max },
-        default: DefaultValue::Int(default),
-    }
-}
-
-const fn int_cpus(name: &'static str, max: u64) -> Param {
-    Param {
-        name,
-        kind: Kind::Int { min: 1, max },
-        default: DefaultValue::Cpus,
-    }
-}
-
-const fn path(name: &'static str, default: &'static str) -> Param {
-    Param {
-        name,
-        kind: Kind::Path,
-        default: DefaultValue::Str(default),
-    }
-}
-
-pub static SCENARIOS: &[Scenario] = &[
-    Scenario {
-        name: "hashmap",
-        variants: &["spawn", "spawn-sem", "spawn-limited", "pool"],
-        params: &[
-            int("tasks", 1, 100_000, 10_000_000),
-            int("items", 1, 10_000, 1_000_000),
-            Param {
-                name: "shape",
-                kind: Kind::Enum {
-                    choices: &["burst", "rate"],
-                },
-                default: DefaultValue::Str("burst"),
-            },
-            Param {
-                name: "rate",
-                kind: Kind::Float {
-                    min: 0.001,
-                    max: 1_000_000.0,
-                },
-                default: DefaultValue::Float(10.0),
-            },
-            int_cpus("workers", 4_096),
-            Param {
-                name: "hasher",
-                kind: Kind::Enum {
-                    choices: &["std", "foldhash"],
-                },
-                default: DefaultValue::Str("std"),
-            },
-        ],
-        setup: None,
-        run: |v, p, _| hashmap::run(v, p),
-    },
-    Scenario {
-        name: "fanout",
-        variants: &["threads", "tokio", "batched"],
-        params: &[
-            int("values", 1, 50_000_000, 10_000_000_000),
-            int("workers", 1, 3, 4_096),
-            int("buffer", 1, 1000, 10_000_000),
-            int("batch", 1, 1000, 10_000_000),
-        ],
-        setup: None,
-        run: |v, p, _| fanout::run(v, p),
-    },
-    Scenario {
-        name: "cpu",
-        variants: &["threads", "async-single", "tokio"],
-        params: &[
-            int("tasks", 1, 200, 1_000_000),
-            int("items", 1, 10_000_000, 200_000_000),
-            int_cpus("threads", 1_024),
-        ],
-        setup: None,
-        run: |v, p, _| cpu::run(v, p),
-    },
-    Scenario {
-        name: "sleep",
-        variants: &["tokio"],
-        params: &[
-            int("tasks", 1, 1_000_000, 10_000_000),
-            int("spin", 1, 100_000, 1_000_000_000),
-            int("max_sleep_ms", 1, 300, 3_600_000),
-        ],
-        setup: None,
-        run: |_, p, _| sleep::run(p),
-    },
-    Scenario {
-        name: "files-read",
-        variants: &["tokio", "blocking"],
-        params: &[
-            int("tasks", 1, 1_000_000, 10_000_000),
-            path("dir", "bench-files"),
-        ],
-        setup: Some(|p| files_setup::setup(p.str("dir"))),
-        run: files_read::run,
-    },
-    Scenario {
-        name: "files-rw",
-        variants: &["tokio", "blocking"],
-        params: &[
-            int("tasks", 1, 100_000, 10_000_000),
-            path("dir", "bench-files"),
-        ],
-        setup: Some(|p| files_setup::setup(p.str("dir"))),
-        run: files_rw::run,
-    },
-    Scenario {
-        name: "sqlite",
-        variants: &["tokio"],
-        params: &[
-            int("tasks", 1, 10_000, 10_000_000),
-            int("rows", 1, 10_000, 10_000_000),
-            int("pool", 1, 8, 1_024),
-            path("db", "bench.sqlite"),
-        ],
-        setup: Some(sqlite::setup),
-        run: |_, p, ctx| sqlite::run(p, ctx),
-    },
-    Scenario {
-        name: "mysql",
-        variants: &["tokio"],
-        params: &[
-            int("tasks", 1, 100_000, 10_000_000),
-            int("rows", 1, 10_000, 10_000_000),
-            int("pool", 1, 8, 1_024),
-        ],
-        setup: Some(mysql::setup),
-        run: |_, p, ctx| mysql::run(p, ctx),
-    },
-];
-
-pub fn find(name: &str) -> Option<&'static Scenario> {
-    SCENARIOS.iter().find(|s| s.name == name)
 }
 
 impl Scenario {
@@ -219,23 +77,4 @@ impl Param {
         obj.insert("default".into(), default);
         Value::Object(obj)
     }
-}
-
-/// The `scenarios` object of `list`.
-pub fn scenarios_json() -> Value {
-    let scenarios = SCENARIOS
-        .iter()
-        .map(|s| {
-            let params: Map<String, Value> = s
-                .params
-                .iter()
-                .map(|p| (p.name.to_owned(), p.to_json()))
-                .collect();
-            (
-                s.name.to_owned(),
-                json!({ "variants": s.variants, "params": params }),
-            )
-        })
-        .collect::<Map<String, Value>>();
-    Value::Object(scenarios)
 }

@@ -2,8 +2,10 @@
 //! [...]`, `list`. Parsing and validation are driven by the catalogue table, so every
 //! parameter gets the same checks and the same messages as in the Go program.
 
-use crate::catalogue::{self, DefaultValue, Kind, Param, Scenario};
-use serde_json::{Map, Number};
+use crate::catalogue::{DefaultValue, Kind, Param, Scenario};
+use crate::params::{Params, Value};
+use crate::runtime::num_cpus;
+use crate::scenarios::{self, SCENARIOS};
 use std::fmt;
 
 pub enum Command {
@@ -41,7 +43,7 @@ macro_rules! usage {
 }
 
 pub fn usage_text(program: &str) -> String {
-    let scenarios: Vec<&str> = catalogue::SCENARIOS.iter().map(|s| s.name).collect();
+    let scenarios: Vec<&str> = SCENARIOS.iter().map(|s| s.name).collect();
     format!(
         "usage:\n  {program} <scenario> --variant <v> [--repeat K] [--stretch F] [--<param> <value>]...\n  \
          {program} setup <scenario> [--<param> <value>]...\n  \
@@ -71,7 +73,7 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
 }
 
 fn invocation(name: &str, rest: &[String], need_variant: bool) -> Result<Invocation, UsageError> {
-    let scenario = catalogue::find(name).ok_or_else(|| usage!("unknown scenario {name:?}"))?;
+    let scenario = scenarios::find(name).ok_or_else(|| usage!("unknown scenario {name:?}"))?;
     let mut variant = None;
     let mut repeat = None;
     let mut stretch = None;
@@ -148,7 +150,7 @@ fn invocation(name: &str, rest: &[String], need_variant: bool) -> Result<Invocat
             Some(&(_, raw)) => parse_value(param, raw)?,
             None => default_value(param),
         };
-        params.values.push((param.name, value));
+        params.push(param.name, value);
     }
     Ok(Invocation {
         scenario,
@@ -234,71 +236,7 @@ fn default_value(param: &Param) -> Value {
         DefaultValue::Int(v) => Value::Int(v),
         DefaultValue::Float(v) => Value::Float(v),
         DefaultValue::Str(s) => Value::Str(s.to_owned()),
-        DefaultValue::Cpus => Value::Int(crate::num_cpus() as u64),
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub enum Value {
-    Int(u64),
-    Float(f64),
-    Str(String),
-}
-
-/// Every parameter of the scenario, resolved, in catalogue order.
-#[derive(Debug, Clone, Default)]
-pub struct Params {
-    values: Vec<(&'static str, Value)>,
-}
-
-impl Params {
-    fn get(&self, name: &str) -> &Value {
-        match self.values.iter().find(|(n, _)| *n == name) {
-            Some((_, value)) => value,
-            None => panic!("no parameter {name:?} in this scenario"),
-        }
-    }
-
-    pub fn int(&self, name: &str) -> u64 {
-        match self.get(name) {
-            Value::Int(v) => *v,
-            other => panic!("parameter {name:?} is not an int: {other:?}"),
-        }
-    }
-
-    /// An int parameter used as a count or size (checked to fit when parsed).
-    pub fn count(&self, name: &str) -> usize {
-        self.int(name) as usize
-    }
-
-    pub fn float(&self, name: &str) -> f64 {
-        match self.get(name) {
-            Value::Float(v) => *v,
-            other => panic!("parameter {name:?} is not a float: {other:?}"),
-        }
-    }
-
-    pub fn str(&self, name: &str) -> &str {
-        match self.get(name) {
-            Value::Str(s) => s,
-            other => panic!("parameter {name:?} is not a string: {other:?}"),
-        }
-    }
-
-    pub fn to_json(&self) -> Map<String, serde_json::Value> {
-        self.values
-            .iter()
-            .map(|(name, value)| {
-                let json = match value {
-                    Value::Int(v) => serde_json::Value::from(*v),
-                    Value::Float(v) => {
-                        Number::from_f64(*v).map_or(serde_json::Value::Null, Into::into)
-                    }
-                    Value::Str(s) => serde_json::Value::from(s.as_str()),
-                };
-                ((*name).to_owned(), json)
-            })
-            .collect()
+        DefaultValue::Cpus => Value::Int(num_cpus() as u64),
     }
 }
 
@@ -332,7 +270,7 @@ mod tests {
         assert_eq!(inv.params.int("items"), 10_000);
         assert_eq!(inv.params.float("rate"), 2.5);
         assert_eq!(inv.params.str("shape"), "burst");
-        assert_eq!(inv.params.int("workers"), crate::num_cpus() as u64);
+        assert_eq!(inv.params.int("workers"), num_cpus() as u64);
     }
 
     #[test]

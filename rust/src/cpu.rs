@@ -9,10 +9,11 @@
 //! kernel fault in every page, so `rsbench` would measure the kernel (156k page faults
 //! against 190 with mimalloc) rather than the computation.
 
-use crate::cli::Params;
+use crate::params::Params;
 use crate::latency::Slots;
 use crate::window::Window;
-use crate::{Failure, Outcome, Result, join_failure, panic_message};
+use crate::outcome::{Ctx, Failure, Outcome, Result};
+use crate::runtime::{join_failure, panic_message};
 use serde_json::json;
 use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -50,7 +51,7 @@ impl Buffers {
     }
 }
 
-pub fn run(variant: &str, p: &Params) -> Result<Outcome> {
+pub fn run(variant: &str, p: &Params, _ctx: Ctx) -> Result<Outcome> {
     let tasks = p.count("tasks");
     let items = p.count("items");
     let threads = p.count("threads");
@@ -64,9 +65,9 @@ pub fn run(variant: &str, p: &Params) -> Result<Outcome> {
         }
         "async-single" | "tokio" => {
             let (rt, workers) = if variant == "tokio" {
-                crate::tokio_runtime_with_workers(threads)?
+                crate::runtime::tokio_runtime_with_workers(threads)?
             } else {
-                crate::tokio_current_thread()?
+                crate::runtime::tokio_current_thread()?
             };
             let buffers = Arc::new(Buffers {
                 items,

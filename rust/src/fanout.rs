@@ -6,10 +6,11 @@
 //! consumer got every value). Variants: `threads` (OS threads, crossbeam-channel),
 //! `tokio` (tasks, async-channel), `batched` (tasks sending `Vec`s of `batch` values).
 
-use crate::cli::Params;
+use crate::params::Params;
 use crate::lcg::Lcg;
 use crate::window::Window;
-use crate::{Failure, Outcome, Result, join_failure, panic_message, tokio_runtime};
+use crate::outcome::{Ctx, Failure, Outcome, Result};
+use crate::runtime::{join_failure, panic_message, tokio_runtime};
 use serde_json::json;
 use std::time::Duration;
 
@@ -25,7 +26,7 @@ struct Run {
     tokio_workers: usize,
 }
 
-pub fn run(variant: &str, p: &Params) -> Result<Outcome> {
+pub fn run(variant: &str, p: &Params, _ctx: Ctx) -> Result<Outcome> {
     let values = p.count("values");
     let workers = p.count("workers");
     let buffer = p.count("buffer");

@@ -3,14 +3,20 @@
 //! one `spawn_blocking` (what an expert writes: one blocking-pool hop per task, where
 //! `tokio::fs` makes one per open, read and close).
 
-use crate::cli::Params;
-use crate::files_setup::{FILES, Io, Shared, blocking, runtime_facts};
+use crate::params::Params;
+use crate::files_setup::{self, FILES, Io, Shared, blocking, runtime_facts};
 use crate::lcg::Lcg;
 use crate::window::Window;
-use crate::{Context, Ctx, Failure, Outcome, Result, join_failure, tokio_runtime};
+use crate::outcome::{Context, Ctx, Failure, Outcome, Result};
+use crate::runtime::{join_failure, tokio_runtime};
 use serde_json::json;
 use std::sync::Arc;
 use std::time::Instant;
+
+/// The 20 files of `dir` (files_setup).
+pub fn setup(p: &Params) -> Result<()> {
+    files_setup::setup(p.str("dir"))
+}
 
 pub fn run(variant: &str, p: &Params, ctx: Ctx) -> Result<Outcome> {
     let io = Io::of(variant);

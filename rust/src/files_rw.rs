@@ -4,11 +4,12 @@
 //! so a lost append is a wrong checksum. Variant `tokio` uses `tokio::fs` (as the
 //! original), `blocking` does the whole task with `std::fs` in one `spawn_blocking`.
 
-use crate::cli::Params;
-use crate::files_setup::{FILES, Io, Shared, blocking, runtime_facts};
+use crate::params::Params;
+use crate::files_setup::{self, FILES, Io, Shared, blocking, runtime_facts};
 use crate::lcg::Lcg;
 use crate::window::Window;
-use crate::{Context, Ctx, Failure, Outcome, Result, join_failure, tokio_runtime};
+use crate::outcome::{Context, Ctx, Failure, Outcome, Result};
+use crate::runtime::{join_failure, tokio_runtime};
 use serde_json::json;
 use std::io::Write;
 use std::path::Path;
@@ -37,6 +38,11 @@ fn append_and_read(path: &Path, appended: bool) -> std::io::Result<Vec<u8>> {
         file.write_all(APPENDED)?;
     }
     std::fs::read(path)
+}
+
+/// The 20 files of `dir` (files_setup).
+pub fn setup(p: &Params) -> Result<()> {
+    files_setup::setup(p.str("dir"))
 }
 
 pub fn run(variant: &str, p: &Params, ctx: Ctx) -> Result<Outcome> {

@@ -1,9 +1,9 @@
 //! The state the file scenarios start from, and what they share: a directory of 20 files;
 //! file `k` holds `3 * (k + 1)` lines of 63 `'0'` and a newline (64 bytes a line).
 
-use crate::cli::Params;
 use crate::latency::Slots;
-use crate::{Context, Ctx, Failure, Result};
+use crate::outcome::{Context, Ctx, Failure, Result};
+use crate::params::Params;
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -6,10 +6,11 @@
 //! Shapes: `burst` (all at once) or `rate` (open loop: task `t` arrives `t / rate` ms
 //! after the start, whatever the workers are doing).
 
-use crate::cli::Params;
+use crate::params::Params;
 use crate::latency::Slots;
 use crate::window::Window;
-use crate::{Failure, Outcome, Result, join_failure, tokio_runtime};
+use crate::outcome::{Ctx, Failure, Outcome, Result};
+use crate::runtime::{join_failure, tokio_runtime};
 use serde_json::json;
 use std::collections::HashMap;
 use std::collections::hash_map::RandomState;
@@ -108,7 +109,7 @@ impl Shared {
     }
 }
 
-pub fn run(variant: &str, p: &Params) -> Result<Outcome> {
+pub fn run(variant: &str, p: &Params, _ctx: Ctx) -> Result<Outcome> {
     let tasks = p.count("tasks");
     let workers = p.count("workers");
     let rate = (p.str("shape") == "rate").then(|| p.float("rate"));

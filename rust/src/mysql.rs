@@ -2,11 +2,11 @@
 //! (`mysql://user:password@127.0.0.1:3306/dbname`), plain TCP, through a pool of `pool`
 //! connections opened before the timed window.
 
-use crate::cli::Params;
+use crate::params::Params;
 use crate::sql_common::{self, CREATE_TABLE, DROP_TABLE, check_rows, fill};
-use crate::{
-    Context, Ctx, Failure, Outcome, Result, build_info, tokio_current_thread, tokio_runtime,
-};
+use crate::outcome::{Context, Ctx, Failure, Outcome, Result};
+use crate::runtime::{tokio_current_thread, tokio_runtime};
+use crate::build_info;
 use serde_json::{Map, json};
 use sqlx::mysql::{MySqlConnectOptions, MySqlConnection, MySqlPoolOptions, MySqlSslMode};
 use sqlx::{ConnectOptions, Connection, MySqlPool};
@@ -80,7 +80,7 @@ pub fn setup(p: &Params) -> Result<()> {
     })
 }
 
-pub fn run(p: &Params, ctx: Ctx) -> Result<Outcome> {
+pub fn run(_variant: &str, p: &Params, ctx: Ctx) -> Result<Outcome> {
     let tasks = p.count("tasks");
     let rows = p.int("rows");
     let size = p.count("pool");

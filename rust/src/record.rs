@@ -1,11 +1,15 @@
 //! The result record: one JSON object, the last line on stdout
 //! (`ci-scripts/schemas/record.schema.json`).
 
+use crate::build_info;
+use crate::build_info::Build;
+use crate::cli::Invocation;
 use crate::latency::LatencyPair;
+use crate::outcome::Outcome;
 use crate::repeat::Repeat;
+use crate::runtime::num_cpus;
 use crate::sysinfo::Usage;
-use crate::window::WindowTimes;
-use crate::{Build, Outcome, build_info, cli::Invocation, num_cpus};
+use crate::window::WindowCpu;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
@@ -36,22 +40,6 @@ pub struct Record {
     /// `--stretch F > 1`: every window held open to F times its length.
     #[serde(skip_serializing_if = "Option::is_none")]
     stretch: Option<f64>,
-}
-
-/// The CPU time the process spent inside the timed window.
-#[derive(Debug, Serialize)]
-pub struct WindowCpu {
-    user: f64,
-    sys: f64,
-}
-
-impl WindowCpu {
-    pub fn of(window: &WindowTimes) -> WindowCpu {
-        WindowCpu {
-            user: window.cpu_user.as_secs_f64(),
-            sys: window.cpu_sys.as_secs_f64(),
-        }
-    }
 }
 
 impl Record {
@@ -129,7 +117,7 @@ pub fn list_json(build: &Build) -> String {
         "lang": "rust",
         "build": build.build,
         "toolchain": build_info::toolchain(),
-        "scenarios": crate::catalogue::scenarios_json(),
+        "scenarios": crate::scenarios::scenarios_json(),
     })
     .to_string()
 }

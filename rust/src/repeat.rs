@@ -9,8 +9,8 @@
 //! median of the windows after the first (elapsed, user and system CPU each: one window
 //! in a slow mode cannot move it); every run must give the same checksum.
 
+use crate::outcome::{Failure, Outcome, Result};
 use crate::window::WindowTimes;
-use crate::{Failure, Outcome, Result};
 use serde::Serialize;
 use std::time::Duration;
 
@@ -27,7 +27,7 @@ pub struct Repeat {
 #[derive(Debug, Serialize)]
 pub struct RepeatWindow {
     pub elapsed_s: f64,
-    pub cpu_s: crate::record::WindowCpu,
+    pub cpu_s: crate::window::WindowCpu,
 }
 
 /// `run` K times (`setup` before every run after the first); K = 1 is a plain run.
@@ -60,7 +60,7 @@ pub fn run_repeated(
         }
         windows.push(RepeatWindow {
             elapsed_s: outcome.window.elapsed.as_secs_f64(),
-            cpu_s: crate::record::WindowCpu::of(&outcome.window),
+            cpu_s: crate::window::WindowCpu::of(&outcome.window),
         });
         if i > 1 {
             later.push(outcome.window);

@@ -1,12 +1,13 @@
 //! sleep: many tasks that spin briefly, then sleep `lcg % max_sleep_ms` ms without
 //! blocking a thread. Handles are awaited in task order.
 
-use crate::cli::Params;
+use crate::params::Params;
 use crate::latency::Slots;
 use crate::lcg::Lcg;
 use crate::sysinfo::peak_rss_bytes;
 use crate::window::Window;
-use crate::{Outcome, Result, join_failure, tokio_runtime};
+use crate::outcome::{Ctx, Outcome, Result};
+use crate::runtime::{join_failure, tokio_runtime};
 use serde_json::json;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -45,7 +46,7 @@ async fn task(iterations: u64, ms: u64) -> u64 {
     fold(x) + slept
 }
 
-pub fn run(p: &Params) -> Result<Outcome> {
+pub fn run(_variant: &str, p: &Params, _ctx: Ctx) -> Result<Outcome> {
     let tasks = p.count("tasks");
     let iterations = p.int("spin");
     let max_sleep_ms = p.int("max_sleep_ms");
@@ -75,14 +76,14 @@ pub fn run(p: &Params) -> Result<Outcome> {
         for handle in handles {
             checksum = checksum.wrapping_add(handle.await.map_err(join_failure)?);
         }
-        Ok::<_, crate::Failure>((checksum, scheduled))
+        Ok::<_, crate::outcome::Failure>((checksum, scheduled))
     })?;
     let window = window.close();
 
     // The run checks itself: every task must have slept what it was given.
     let want = scheduled.wrapping_add((tasks as u64).wrapping_mul(fold(spin(iterations))));
     if checksum != want {
-        return Err(crate::Failure(format!(
+        return Err(crate::outcome::Failure(format!(
             "tasks woke early: they returned {checksum}, expected {want} (sleeps {scheduled} ms + folds)"
         )));
     }

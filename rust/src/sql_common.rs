@@ -8,8 +8,8 @@
 
 use crate::latency::Slots;
 use crate::lcg::Lcg;
+use crate::outcome::{Context, Failure, Outcome, Result};
 use crate::window::Window;
-use crate::{Context, Failure, Outcome, Result};
 use serde_json::{Map, Value, json};
 use sqlx::pool::PoolConnection;
 use sqlx::{ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, Pool, Type};
@@ -323,7 +323,7 @@ where
     }
     let (mut updates, mut selected_rows) = (0, 0);
     for handle in handles {
-        let result = handle.await.map_err(crate::join_failure)??;
+        let result = handle.await.map_err(crate::runtime::join_failure)??;
         updates += u64::from(result.updated);
         selected_rows += result.selected_rows;
     }

@@ -2,11 +2,11 @@
 //! connections opened before the timed window. WAL journal, synchronous NORMAL,
 //! busy_timeout 5000 ms (tests may shorten it with BENCH_SQLITE_BUSY_TIMEOUT_MS).
 
-use crate::cli::Params;
+use crate::params::Params;
 use crate::sql_common::{self, CREATE_TABLE, check_rows, fill};
-use crate::{
-    Context, Ctx, Failure, Outcome, Result, build_info, tokio_current_thread, tokio_runtime,
-};
+use crate::outcome::{Context, Ctx, Failure, Outcome, Result};
+use crate::runtime::{tokio_current_thread, tokio_runtime};
+use crate::build_info;
 use serde_json::{Map, json};
 use sqlx::SqlitePool;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
@@ -76,7 +76,7 @@ pub fn setup(p: &Params) -> Result<()> {
     })
 }
 
-pub fn run(p: &Params, ctx: Ctx) -> Result<Outcome> {
+pub fn run(_variant: &str, p: &Params, ctx: Ctx) -> Result<Outcome> {
     let tasks = p.count("tasks");
     let rows = p.int("rows");
     let size = p.count("pool");

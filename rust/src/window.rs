@@ -3,6 +3,7 @@
 //! go/clock.go.
 
 use crate::sysinfo::cpu_times;
+use serde::Serialize;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -140,5 +141,21 @@ mod tests {
             got >= want && got <= want + Duration::from_millis(25),
             "window {got:?} after {work:?} of work, want {want:?}"
         );
+    }
+}
+
+/// The CPU time the process spent inside the timed window.
+#[derive(Debug, Serialize)]
+pub struct WindowCpu {
+    user: f64,
+    sys: f64,
+}
+
+impl WindowCpu {
+    pub fn of(window: &WindowTimes) -> WindowCpu {
+        WindowCpu {
+            user: window.cpu_user.as_secs_f64(),
+            sys: window.cpu_sys.as_secs_f64(),
+        }
     }
 }

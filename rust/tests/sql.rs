@@ -2,7 +2,7 @@
 //! the failures (missing database, locked database, no server).
 //!
 //! The mysql tests use BENCH_MYSQL_DSN; without it they are skipped with a note, unless
-//! BENCH_REQUIRE_MYSQL=1, which makes a missing DSN a failure.
+//! BENCH_REQUIRE_SERVICES=1, which makes a missing DSN a failure.
 
 mod common;
 
@@ -185,8 +185,8 @@ fn mysql_without_a_server_fails() {
 #[test]
 fn mysql_checksum() {
     let Ok(dsn) = std::env::var("BENCH_MYSQL_DSN") else {
-        if std::env::var("BENCH_REQUIRE_MYSQL").as_deref() == Ok("1") {
-            panic!("BENCH_REQUIRE_MYSQL=1 but BENCH_MYSQL_DSN is not set");
+        if std::env::var("BENCH_REQUIRE_SERVICES").as_deref() == Ok("1") {
+            panic!("BENCH_REQUIRE_SERVICES=1 but BENCH_MYSQL_DSN is not set");
         }
         eprintln!("note: BENCH_MYSQL_DSN is not set; skipping the mysql checksum test");
         return;
