@@ -17,10 +17,13 @@ try_() {
 }
 sudo_() { if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null 2>&1; then sudo -n "$@"; else "$@"; fi; }
 
-# --- Debian packages: gnuplot (charts), MariaDB (mysql scenario), Chromium and Node.js (site tests)
+# --- Debian packages: gnuplot (charts), the database servers of the scenarios'
+# services (benchpipe/services says which packages), Chromium and Node.js (site tests)
 missing=()
 command -v gnuplot >/dev/null 2>&1 || missing+=(gnuplot-nox)
-{ command -v mariadbd >/dev/null 2>&1 || command -v mysqld >/dev/null 2>&1; } || missing+=(mariadb-server)
+py3="$(command -v python3 || command -v python)"
+# shellcheck disable=SC2207  # package names are single words
+missing+=($(PYTHONPATH="$root/ci-scripts" "$py3" -m benchpipe.services --missing-apt))
 { command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; } || missing+=(chromium)
 # Node.js and npm drive the browser test (playwright-core); runners have them, bare Debian does not
 command -v node >/dev/null 2>&1 || missing+=(nodejs)

@@ -1,6 +1,7 @@
 """The external tools the pipeline needs: where they are, which version, and the exact
 command that installs each one. `doctor` reports them; `build`, `run` and
-`mysql-server` use `find()` so a missing tool is one clear message, not a traceback.
+`services` use `which()` so a missing tool is one clear message, not a traceback.
+The database servers' tools are declared by their service modules (benchpipe/services).
 
 ~/.cargo/bin and ~/go/bin are searched as well: CI shells often lack them on PATH,
 and that is where `cargo install` / `go install` put things."""
@@ -90,7 +91,8 @@ class Tool:
         return self.path is not None and self.problem is None
 
 
-def _install_hint(apt: str, brew: str, other: str = "") -> str:
+def install_hint(apt: str, brew: str, other: str = "") -> str:
+    """The command that installs a package on this OS."""
     if sys.platform == "darwin":
         return f"brew install {brew}"
     if WINDOWS:
@@ -117,9 +119,7 @@ def check_all() -> list[Tool]:
         for cand in names or [name]:
             t.path = which(cand)
             if t.path:
-                # argv None: the tool has no harmless --version (mariadb-install-db
-                # would initialise the default data directory instead).
-                t.version = version_of([t.path, *argv]) if argv is not None else cand
+                t.version = version_of([t.path, *argv])
                 break
         tools.append(t)
 
@@ -127,15 +127,10 @@ def check_all() -> list[Tool]:
     simple("cargo", "builds the Rust program", True, ["--version"], "curl https://sh.rustup.rs -sSf | sh -s -- -y")
     simple("rustup", "installs Rust toolchains (stable, beta, nightly, 1.90.0)", True, ["--version"],
            "curl https://sh.rustup.rs -sSf | sh -s -- -y")
-    simple("gnuplot", "charts of the site", True, ["--version"], _install_hint("gnuplot-nox", "gnuplot"), apt="gnuplot-nox",
+    simple("gnuplot", "charts of the site", True, ["--version"], install_hint("gnuplot-nox", "gnuplot"), apt="gnuplot-nox",
            stage="site")
-    simple("mariadbd", "throwaway server for the mysql scenario (else: skipped)", False, ["--version"],
-           _install_hint("mariadb-server", "mariadb"), apt="mariadb-server", names=["mariadbd", "mysqld"])
-    simple("mariadb-install-db", "initialises the throwaway server's data directory", False, None,
-           _install_hint("mariadb-server", "mariadb"), apt="mariadb-server",
-           names=["mariadb-install-db", "mysql_install_db", "mysqld"])
     simple("chromium", "browser tests of the site", False, ["--version"],
-           _install_hint("chromium", "--cask chromium"), apt="chromium",
+           install_hint("chromium", "--cask chromium"), apt="chromium",
            names=["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"], stage="test")
     return tools
 

@@ -1,6 +1,7 @@
 """Shared fixtures: the real programs built once per session through the pipeline's
-own build code, a MySQL DSN (BENCH_MYSQL_DSN, or one throwaway server for the session),
-and a helper that runs `ci-scripts/bench` as a user would.
+own build code, the servers the catalogue's scenarios need (each one's DSN variable, or
+a throwaway server for the session: benchpipe.services), and a helper that runs
+`ci-scripts/bench` as a user would.
 
 The build folder persists (default .bench/test-build, git-ignored; BENCH_TEST_BUILD_DIR
 overrides) so cargo's and go's caches make every session after the first one fast; it
@@ -14,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from benchpipe import catalogue, mysqlserver, toolchains
+from benchpipe import catalogue, services, toolchains
+from benchpipe.commands.services import wanted
 from benchpipe.errors import BenchError
 
 CI_SCRIPTS = Path(__file__).resolve().parent.parent
@@ -72,13 +74,28 @@ def programs(cat, build_dir) -> dict[str, toolchains.Built]:
 
 
 @pytest.fixture(scope="session")
-def mysql_dsn():
-    """A DSN for the mysql scenario; skipped when no server can be had, unless
-    BENCH_REQUIRE_MYSQL=1 (CI), where that is a failure."""
+def servers(cat):
+    """Every service a scenario of the catalogue needs, for the session
+    (services.Available: service -> DSN, and why the others are missing). With
+    BENCH_REQUIRE_SERVICES=1 (CI) a missing one fails the session's first user."""
     try:
-        with mysqlserver.server() as dsn:
-            yield dsn
+        with services.running(wanted(cat), note=lambda _: None) as got:
+            yield got
     except BenchError as err:
-        if os.environ.get("BENCH_REQUIRE_MYSQL") == "1":
-            pytest.fail(f"no MySQL server: {err}")
-        pytest.skip(f"no MySQL server: {err}")
+        pytest.fail(str(err))
+
+
+def scenario_env(servers, scenario) -> dict[str, str]:
+    """os.environ with the DSN variable of the server the scenario needs; the test is
+    skipped when it has none (failed under BENCH_REQUIRE_SERVICES=1)."""
+    why = servers.why_not(scenario.service)
+    if why:
+        if services.required():
+            pytest.fail(f"{scenario.name}: {why}")
+        pytest.skip(f"{scenario.name}: {why}")
+    return {**os.environ, **servers.env()}
+
+
+def scenario_names() -> list[str]:
+    """Every scenario of the catalogue, for tests parametrised over them."""
+    return list(catalogue.load().scenarios)

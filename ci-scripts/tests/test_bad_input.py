@@ -72,7 +72,7 @@ def test_validate_missing_file(tmp_path):
     assert "no such results file" in _one_line(res.stderr)
 
 
-def test_mysql_server_without_command():
-    res = run_bench("mysql-server", timeout=60)
+def test_services_without_command():
+    res = run_bench("services", timeout=60)
     assert res.returncode == 2
     assert "no command given" in _one_line(res.stderr)

@@ -73,3 +73,71 @@ def test_programs_refuse_what_they_cannot_run(programs, cat, build, args, needle
     for name, sc in cat.scenarios.items():
         for p in sc.params.values():
             assert p.type not in ("int", "float") or p.max is not None, f"{name}.{p.name} has no max"
+
+
+def test_the_go_table_is_what_the_catalogue_makes(cat):
+    """go/scenarios.go is generated from the catalogue (`bench catalogue
+    --write-programs`); a hand edit, or a catalogue change without it, fails here."""
+    from benchpipe import program_tables
+    assert program_tables.stale(cat) == [], "run `ci-scripts/bench catalogue --write-programs`"
+
+
+GHOST = """
+[scenarios.ghost]
+title = "A scenario no program has"
+seeds = []
+setup = false
+size = "tasks"
+variants.go = ["goroutines"]
+variants.rust = ["tokio"]
+[scenarios.ghost.params]
+tasks = { type = "int", min = 1, max = 10, default = 1, help = "tasks" }
+[scenarios.ghost.pairs]
+tokio = "goroutines"
+[scenarios.ghost.presets]
+smoke = { tasks = [1] }
+quick = { tasks = [1] }
+standard = { tasks = [1] }
+full = { tasks = [1] }
+"""
+
+
+def test_a_scenario_without_its_go_file_fails_the_catalogue_checks(programs, tmp_path):
+    """Declared in the catalogue, but no Go file registers it: the program's `list` is
+    not the catalogue's view (test_list_matches_catalogue fails), and the Go test
+    TestList, which reads the generated table, fails."""
+    import os
+    import shutil
+
+    from benchpipe import catalogue, program_tables, tools
+    path = tmp_path / "catalogue.toml"
+    path.write_text(catalogue.CATALOGUE_PATH.read_text(encoding="utf-8") + GHOST, encoding="utf-8")
+    ghost_cat = catalogue.load(path)
+    view = catalogue_view(ghost_cat, "go")
+    assert "ghost" in view and "ghost" not in _listing(programs["go"].path)["scenarios"]
+    # The Go test reads the generated table: with the ghost in it, `go test` fails.
+    src = tmp_path / "go"
+    shutil.copytree(catalogue.CATALOGUE_PATH.parent.parent / "go", src)
+    (src / "scenarios.go").write_text(program_tables.render_go(ghost_cat), encoding="utf-8")
+    res = subprocess.run(["go", "test", "-run", "TestList$", "."], cwd=src, capture_output=True, text=True,
+                         timeout=600, env={**os.environ, "PATH": tools.path_with_extras()})
+    assert res.returncode != 0 and "list has" in res.stdout, res.stdout[-2000:] + res.stderr[-1000:]
+
+
+def test_a_scenario_without_its_rust_module_does_not_build(build_dir, tmp_path):
+    """Declared in the catalogue, but no src/<name>.rs: build.rs writes the table from
+    the catalogue, which names the module, so `cargo check` fails and says which file
+    is missing (a copy of the crate and catalogue, checked in a target dir of its own)."""
+    import os
+    import shutil
+
+    from benchpipe import ROOT, tools
+    shutil.copytree(ROOT / "rust", tmp_path / "rust", ignore=shutil.ignore_patterns("target"))
+    (tmp_path / "ci-scripts").mkdir()
+    (tmp_path / "ci-scripts" / "catalogue.toml").write_text(
+        (ROOT / "ci-scripts" / "catalogue.toml").read_text(encoding="utf-8") + GHOST, encoding="utf-8")
+    res = subprocess.run(["cargo", "check", "--locked", "--lib", "--target-dir", str(build_dir / "ghost-check")],
+                         cwd=tmp_path / "rust", capture_output=True, text=True, timeout=1800,
+                         env={**os.environ, "PATH": tools.path_with_extras()})
+    assert res.returncode != 0, res.stderr[-2000:]
+    assert "ghost.rs" in res.stderr, res.stderr[-2000:]

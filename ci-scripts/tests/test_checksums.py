@@ -1,18 +1,18 @@
-"""Same work in both languages: for every scenario at smoke sizes, every variant of Go
-and of both Rust builds prints the same checksum (programs called directly, setup
-first; mysql through the throwaway server)."""
+"""Same work in both languages: for every scenario of the catalogue at smoke sizes,
+every variant of Go and of both Rust builds prints the same checksum (programs called
+directly, setup first; the database scenarios against the session's servers)."""
 
 from __future__ import annotations
 
 import itertools
 import json
-import os
 import subprocess
 
 import pytest
 
 from benchpipe import schema
 from benchpipe.catalogue import BenchSpec
+from conftest import scenario_env, scenario_names
 
 
 def _run(argv, env, cwd):
@@ -60,10 +60,6 @@ def checksums(cat, programs, scenario, tmp_path, env, wrap=list, check=None, exp
     return found
 
 
-@pytest.mark.parametrize("scenario", ["hashmap", "fanout", "cpu", "sleep", "files-read", "files-rw", "sqlite"])
-def test_same_checksum_everywhere(cat, programs, scenario, tmp_path):
-    checksums(cat, programs, scenario, tmp_path, dict(os.environ))
-
-
-def test_same_checksum_mysql(cat, programs, mysql_dsn, tmp_path):
-    checksums(cat, programs, "mysql", tmp_path, {**os.environ, "BENCH_MYSQL_DSN": mysql_dsn})
+@pytest.mark.parametrize("scenario", scenario_names())
+def test_same_checksum_everywhere(cat, programs, servers, scenario, tmp_path):
+    checksums(cat, programs, scenario, tmp_path, scenario_env(servers, cat.scenarios[scenario]))

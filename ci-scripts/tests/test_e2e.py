@@ -1,5 +1,5 @@
 """End to end: `bench run --preset smoke` with the real programs and real hyperfine
-(the mysql scenario against the session's throwaway server), then the outputs checked
+(the database scenarios against the session's servers), then the outputs checked
 against their contracts."""
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from conftest import run_bench
 
 
 @pytest.fixture(scope="module")
-def smoke_run(programs, mysql_dsn, build_dir, tmp_path_factory):
+def smoke_run(programs, servers, build_dir, tmp_path_factory):
     out = tmp_path_factory.mktemp("smoke") / "out"
     res = run_bench("run", "--preset", "smoke", "--build-dir", build_dir, "--out", out,
-                    env={"BENCH_MYSQL_DSN": mysql_dsn, "CI": "true"})
+                    env={**servers.env(), "CI": "true"})
     return res, out
 
 
@@ -87,10 +87,10 @@ def test_benchmark_action_files(smoke_run):
     assert any(n.startswith("hashmap/spawn/go/") for n in names)
 
 
-def test_summary_markdown(smoke_run):
+def test_summary_markdown(smoke_run, cat):
     res, out = smoke_run
     md = (out / "summary.md").read_text()
-    for scenario in ("hashmap", "fanout", "cpu", "sleep", "files-read", "files-rw", "sqlite", "mysql"):
+    for scenario in cat.scenarios:
         assert f"### {scenario}" in md
     assert "window / Go" in md and "0 failed" in md
     # every Rust ratio names the Go variant the catalogue pairs it with

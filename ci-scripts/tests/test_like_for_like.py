@@ -11,6 +11,7 @@ import pytest
 
 from benchpipe import catalogue, compare, history, measures, runner, site, trends
 from benchpipe.report import summary
+from conftest import scenario_env
 
 
 def _rec(key, window, cpu, *, p99=None, metrics=None, rss=10_000_000):
@@ -267,8 +268,9 @@ def test_sqlite_one_checkout_per_task_and_one_sqlite_on_both_sides(programs, tmp
     assert go["checksum"] == rust["checksum"]
 
 
-def test_mysql_one_checkout_per_task(programs, mysql_dsn, tmp_path):
-    recs = _sql_records(programs, "mysql", tmp_path, {"BENCH_MYSQL_DSN": mysql_dsn})
+@pytest.mark.parametrize("scenario", [name for name, sc in catalogue.load().scenarios.items() if sc.service])
+def test_server_scenarios_check_out_once_per_task(cat, programs, servers, scenario, tmp_path):
+    recs = _sql_records(programs, scenario, tmp_path, scenario_env(servers, cat.scenarios[scenario]))
     for rec in recs.values():
         assert rec["metrics"]["checkouts"] == 300
     assert recs["go"]["runtime"]["checkout"] == recs["rust-system"]["runtime"]["checkout"]
@@ -407,22 +409,25 @@ def test_trend_chart_dates_show_the_time_when_runs_share_a_day():
 
 def test_sql_scenarios_run_in_the_split_program_and_the_others_in_the_lean_one(tmp_path):
     """Item 14: a Go scenario that uses no database runs in the lean gobench (no SQL
-    driver, no cgo); sqlite and mysql run in gobench-sql, each from its fresh copy."""
+    driver, no cgo); the split ones (sqlite, mysql, ...) run in gobench-sql, each from
+    its fresh copy."""
     from benchpipe.toolchains import Built
     progs = {}
     for name in ("gobench", "gobench-sql"):
         progs[name] = tmp_path / name
         progs[name].write_bytes(f"#!/bin/sh\necho {name}\n".encode())
         progs[name].chmod(0o755)
-    built = Built("go", "go", "gobench", "go1.26.8", "local", "go version", str(progs["gobench"]), "head", "c" * 40,
-                  paths={"sqlite": str(progs["gobench-sql"]), "mysql": str(progs["gobench-sql"])})
     cat = catalogue.load()
-    jobs = runner.make_jobs(cat.benchmarks("smoke", scenarios=["fanout", "sqlite", "mysql"], builds=["go"]),
+    split = cat.builds["go"].split_scenarios
+    assert {"sqlite", "mysql"} <= set(split)
+    built = Built("go", "go", "gobench", "go1.26.8", "local", "go version", str(progs["gobench"]), "head", "c" * 40,
+                  paths={sc: str(progs["gobench-sql"]) for sc in split})
+    jobs = runner.make_jobs(cat.benchmarks("smoke", scenarios=["fanout", *split], builds=["go"]),
                             [built], tmp_path / "work", False)
     by = {j.key["scenario"]: j for j in jobs}
-    assert set(by) == {"fanout", "sqlite", "mysql"}
+    assert set(by) == {"fanout", *split}
     for sc, j in by.items():
-        want = "gobench-sql" if sc in ("sqlite", "mysql") else "gobench"
+        want = "gobench-sql" if sc in split else "gobench"
         assert j.command[0].endswith("/" + want) and j.command[0].startswith(str(tmp_path / "work"))
         assert open(j.command[0], "rb").read() == progs[want].read_bytes()
         if j.prepare:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from benchpipe import ROOT, sqlite_link, toolchains, tools
+from benchpipe.commands import doctor
 from benchpipe.errors import BenchError, UsageError
 from conftest import run_bench
 
@@ -101,7 +102,7 @@ def test_manifest_merges_labels_and_toolchains_but_drops_older_commits(tmp_path)
 
 def test_doctor_requires_only_what_the_stage_needs():
     # A bench job on macOS must not fail for want of gnuplot, nor publish for want of hyperfine.
-    found = {t.name: t for t in tools.check_all()}
+    found = {t.name: t for t in doctor.all_tools()}
     assert found["gnuplot"].needed_for("site") and not found["gnuplot"].needed_for("run")
     assert found["hyperfine"].needed_for("run") and not found["hyperfine"].needed_for("site")
     assert found["go"].needed_for("all") and found["cargo"].needed_for("run")

@@ -1,7 +1,7 @@
 """The Windows builds, built here and run under Wine (issue 14, item 7): gobench for
 windows/amd64 (the lean program without cgo, gobench-sql with cgo through mingw-w64) and
 rsbench / rsbench-mimalloc for x86_64-pc-windows-gnu. Every scenario at smoke size
-(mysql against the tests' MariaDB server on 127.0.0.1),
+(the database scenarios against the tests' servers on 127.0.0.1),
 every variant of every build: exit 0, the same checksums as the Linux builds, the
 program's own peak memory (GetProcessMemoryInfo) non-zero, the record saying windows.
 
@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from benchpipe import ROOT, toolchains, tools
-from conftest import installed_rust_targets, unavailable
+from conftest import installed_rust_targets, scenario_env, scenario_names, unavailable
 from test_checksums import checksums
 
 MINGW_CC = "x86_64-w64-mingw32-gcc"
@@ -67,22 +67,25 @@ def wine_env(build_dir):
 @dataclass(frozen=True)
 class WinProgram:
     path: Path
-    sql_path: Path | None = None
+    split_path: Path | None = None   # gobench-sql: the scenarios that say split = true
+    split: tuple[str, ...] = ()
 
     def path_for(self, scenario: str) -> str:
-        return str(self.sql_path if scenario in ("sqlite", "mysql") and self.sql_path else self.path)
+        return str(self.split_path if scenario in self.split and self.split_path else self.path)
 
 
 @pytest.fixture(scope="session")
-def windows_programs(build_dir) -> dict[str, WinProgram]:
+def windows_programs(build_dir, cat) -> dict[str, WinProgram]:
     _need("go", "cargo", MINGW_CC)
     out = build_dir / "windows"
     out.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "PATH": tools.path_with_extras(), "GOOS": "windows", "GOARCH": "amd64"}
     _sh(["go", "build", *toolchains.GO_REPRODUCIBLE, "-o", str(out / "gobench.exe"), "."], "go build (windows)",
         cwd=ROOT / "go", env={**env, "CGO_ENABLED": "0"})
-    _sh(["go", "build", *toolchains.GO_REPRODUCIBLE, "-tags", "sql", "-o", str(out / "gobench-sql.exe"), "."],
-        "go build -tags sql (windows, cgo with mingw-w64)", cwd=ROOT / "go",
+    go = cat.builds["go"]
+    split = out / f"{go.split_program}.exe"
+    _sh(["go", "build", *toolchains.GO_REPRODUCIBLE, "-tags", go.split_tags, "-o", str(split), "."],
+        f"go build -tags {go.split_tags} (windows, cgo with mingw-w64)", cwd=ROOT / "go",
         env={**env, "CGO_ENABLED": "1", "CC": MINGW_CC})
     if RUST_TARGET not in installed_rust_targets():
         unavailable(f"rust target {RUST_TARGET} missing (rustup target add {RUST_TARGET})",
@@ -91,7 +94,7 @@ def windows_programs(build_dir) -> dict[str, WinProgram]:
         f"cargo build --target {RUST_TARGET}", cwd=ROOT / "rust",
         env={**os.environ, "PATH": tools.path_with_extras()}, timeout=3600)
     rel = out / "rust" / RUST_TARGET / "release"
-    return {"go": WinProgram(out / "gobench.exe", out / "gobench-sql.exe"),
+    return {"go": WinProgram(out / "gobench.exe", split, go.split_scenarios),
             "rust-system": WinProgram(rel / "rsbench.exe"), "rust-mimalloc": WinProgram(rel / "rsbench-mimalloc.exe")}
 
 
@@ -100,19 +103,15 @@ def _windows_record(rec: dict) -> None:
     assert rec["peak_rss_bytes"] > 0, f"{rec['scenario']} {rec['variant']}: no peak memory under Windows"
 
 
-@pytest.mark.parametrize("scenario", ["hashmap", "fanout", "cpu", "sleep", "files-read", "files-rw", "sqlite"])
-def test_windows_builds_under_wine_give_the_linux_checksums(cat, programs, windows_programs, wine_env, scenario,
-                                                            tmp_path):
-    _linux_and_windows_agree(cat, programs, windows_programs, scenario, tmp_path, os.environ, wine_env)
-
-
-def test_windows_builds_under_wine_give_the_linux_checksums_mysql(cat, programs, windows_programs, wine_env, mysql_dsn,
-                                                                  tmp_path):
-    """The Windows programs reach the Linux MariaDB server over TCP on 127.0.0.1, as the
-    workflows' Windows leg reaches a server on the runner."""
-    dsn = {"BENCH_MYSQL_DSN": mysql_dsn}
-    _linux_and_windows_agree(cat, programs, windows_programs, "mysql", tmp_path, {**os.environ, **dsn},
-                             {**wine_env, **dsn})
+@pytest.mark.parametrize("scenario", scenario_names())
+def test_windows_builds_under_wine_give_the_linux_checksums(cat, programs, windows_programs, wine_env, servers,
+                                                            scenario, tmp_path):
+    """Every scenario of the catalogue; the database ones reach the session's Linux
+    servers over TCP on 127.0.0.1, as the workflows' Windows leg reaches a server on
+    the runner."""
+    env = scenario_env(servers, cat.scenarios[scenario])
+    _linux_and_windows_agree(cat, programs, windows_programs, scenario, tmp_path, env,
+                             {**wine_env, **servers.env()})
 
 
 def _linux_and_windows_agree(cat, programs, windows_programs, scenario, tmp_path, linux_env, wine_env):

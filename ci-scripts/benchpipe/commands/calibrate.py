@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from benchpipe import ROOT, calibration, catalogue, multitest, runner, stats, toolchains, tools
+from benchpipe import ROOT, calibration, catalogue, multitest, runner, services, stats, toolchains, tools
 from benchpipe.commands import run as run_command
 from benchpipe.commands.catalogue import add_filter_arguments, select
 from benchpipe.compare import METRICS
@@ -89,7 +89,6 @@ def run(args) -> int:
                                    args.alpha, args.threshold, tests=tests, budget_s=preset.sample_budget_s)
     plan = runner.repeat_plan(run_command.repeat_s(args.repeat_s, preset))
     specs = select(cat, args.preset, args)
-    specs = [s for s in specs if s.scenario.name != "mysql" or os.environ.get("BENCH_MYSQL_DSN")]
     if args.per_scenario:
         kept, count = [], {}
         for s in specs:
@@ -117,11 +116,19 @@ def run(args) -> int:
     families = []
     work = runner.new_workroot()
     try:
-        for i, spec in enumerate(specs, 1):
-            families.append(_calibrate_family(spec, programs[spec.build.name], hyperfine, runs, args, preset,
-                                              work / f"{i:03d}", f"[{i}/{len(specs)}]", seq, tests, plan))
+        with services.sigterm_as_interrupt(), services.running(run_command.service_names_of(specs)) as got:
+            env = {**os.environ, **got.env()}
+            for i, spec in enumerate(specs, 1):
+                if got.why_not(spec.scenario.service):
+                    print(f"[{i}/{len(specs)}] {calibration.describe_family(spec)}: skipped "
+                          f"({got.why_not(spec.scenario.service)})", file=sys.stderr)
+                    continue
+                families.append(_calibrate_family(spec, programs[spec.build.name], hyperfine, runs, args, preset,
+                                                  work / f"{i:03d}", f"[{i}/{len(specs)}]", seq, tests, plan, env))
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    if not families:
+        raise BenchError("nothing was calibrated: every selected family's server was missing")
     doc = calibration.document(args.preset, runs, args.repeats, args.factor, args.alpha, args.threshold, families,
                                tests, plan.to_json() if plan else None, inject=args.inject)
     atomic_write_json(Path(args.out), doc)
@@ -131,7 +138,7 @@ def run(args) -> int:
 
 
 def _calibrate_family(spec, built, hyperfine, runs, args, preset, work: Path, tag, seq, tests: int,
-                      plan: runner.RepeatPlan | None = None) -> dict:
+                      plan: runner.RepeatPlan | None, env: dict) -> dict:
     """The family's three sides as jobs of `bench run` (A, A', B labelled a, a2, b), run
     as one interleaved group per repeat, and judged as `bench compare` judges."""
     if args.inject == "size":
@@ -147,7 +154,6 @@ def _calibrate_family(spec, built, hyperfine, runs, args, preset, work: Path, ta
     if args.inject == "window":
         templates[2].command += calibration.stretch_argv(args.factor)
     name = calibration.describe_family(spec)
-    env = dict(os.environ)
     rounds, t0 = [], time.monotonic()
     for r in range(args.repeats):
         jobs = [runner.fresh_job(j) for j in templates]

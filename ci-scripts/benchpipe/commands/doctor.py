@@ -11,7 +11,7 @@ import sys
 
 from rich.table import Table
 
-from benchpipe import tools
+from benchpipe import services, tools
 from benchpipe.terminal import wide_console
 
 NAME = "doctor"
@@ -61,14 +61,19 @@ def run(args) -> int:
     return doctor(install=args.install, stage=args.stage)
 
 
+def all_tools() -> list[tools.Tool]:
+    """The pipeline's tools, and the servers' of every service (optional)."""
+    return tools.check_all() + services.doctor_tools()
+
+
 def doctor(install: bool = False, stage: str = "all") -> int:
     """Print the tools table (installing first what is missing, with `install`); 1 when
     something `stage` needs is missing or unusable."""
-    found = tools.check_all()
+    found = all_tools()
     if install:
         # Only what the stage uses: a bench job has no use for gnuplot or a browser.
         _install([t for t in found if stage in ("all", t.stage)])
-        found = tools.check_all()
+        found = all_tools()
     console = wide_console()  # a CI log is wider than 80 columns
     table = Table(title="bench doctor", show_lines=False)
     for col in ("tool", "status", "version / problem", "needed for", "install with"):

@@ -5,7 +5,6 @@ file per github-action-benchmark set: OS, language, channel) and DIR/summary.md.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import datetime as dt
 import os
@@ -15,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from benchpipe import ROOT, calibration, catalogue, compare, envinfo, fsutil, hyperfine, mysqlserver, results, runner, terminal, toolchains, tools
+from benchpipe import ROOT, calibration, catalogue, compare, envinfo, fsutil, hyperfine, results, runner, services, terminal, toolchains, tools
 from benchpipe.commands.catalogue import add_filter_arguments, select
 from benchpipe.errors import BenchError, UsageError
 from benchpipe.export import benchmark_action as action
@@ -201,14 +200,14 @@ def _run(opts: RunOptions, cat, preset, specs, out: Path) -> int:
             print(f"bench run: no program for build {', '.join(missing)} in the manifest; "
                   "its benchmarks are not run", file=sys.stderr)
         # CI cancelling the job (SIGTERM) unwinds like Ctrl-C: hyperfine's process
-        # group is killed and a throwaway MySQL server stopped on the way out.
+        # group is killed and the throwaway servers stopped on the way out.
         # The report will test every metric of every side against its group's first.
         tests = sum(len(g) - 1 for g in runner.groups(jobs)) * len(compare.METRICS)
         seq = runner.sequential_design(runs, opts.max_runs or runner.default_max_runs(runs, preset.sample_budget_s),
                                        tests=tests, budget_s=preset.sample_budget_s)
         interleaved = tests > 0
         repeats = runner.repeat_plan(opts.repeat_s)
-        with mysqlserver.sigterm_as_interrupt():
+        with services.sigterm_as_interrupt():
             code = _run_jobs(jobs, preset, runs, timeout_s, hf_path, seq, repeats)
     finally:
         shutil.rmtree(workroot, ignore_errors=True)
@@ -256,15 +255,13 @@ def _run(opts: RunOptions, cat, preset, specs, out: Path) -> int:
 def _run_jobs(jobs, preset, runs, timeout_s, hf_path, seq=None, repeats=None) -> int:
     env = {**os.environ, "PATH": tools.path_with_extras()}
     groups = runner.groups(jobs)
-    needs_mysql = any(j.key["scenario"] == "mysql" for j in jobs)
     with Reporter(len(jobs)) as rep:
-        with contextlib.ExitStack() as stack:
-            dsn, why_not = _mysql_dsn(needs_mysql, stack, rep)
-            if dsn:
-                env[mysqlserver.DSN_VAR] = dsn
+        with services.running(service_names_of(j.spec for j in jobs), note=rep.note) as got:
+            env.update(got.env())
             for group in groups:
                 names = ", ".join(j.name for j in group)
-                if group[0].key["scenario"] == "mysql" and not dsn:
+                why_not = got.why_not(group[0].spec.scenario.service)
+                if why_not:
                     for j in group:
                         runner.skip(j, why_not)
                         rep.end(j.name, "skipped", j.reason)
@@ -280,6 +277,11 @@ def _run_jobs(jobs, preset, runs, timeout_s, hf_path, seq=None, repeats=None) ->
     return 0
 
 
+def service_names_of(specs) -> list[str]:
+    """The servers the benchmarks' scenarios need (catalogue `service`), in order."""
+    return list(dict.fromkeys(s.scenario.service for s in specs if s.scenario.service))
+
+
 def _detail(job: runner.Job) -> str:
     """A finished benchmark's progress line: its median and how many runs it took."""
     if not job.times:
@@ -289,19 +291,3 @@ def _detail(job: runner.Job) -> str:
         window = statistics.median(r["elapsed_s"] for r in job.records)
         detail += f" of {job.repeat} windows each (median window {window:.3g} s)"
     return detail
-
-
-def _mysql_dsn(needed: bool, stack: contextlib.ExitStack, rep: Reporter) -> tuple[str | None, str]:
-    """(dsn, why-not) for the mysql scenario: BENCH_MYSQL_DSN, else a throwaway server
-    (stopped when `stack` closes), else (None, the reason its benchmarks are skipped)."""
-    if not needed:
-        return None, ""
-    if os.environ.get(mysqlserver.DSN_VAR):
-        return os.environ[mysqlserver.DSN_VAR], ""
-    try:
-        dsn = stack.enter_context(mysqlserver.server())
-    except BenchError as err:
-        rep.note(f"mysql: skipped ({err})")
-        return None, f"no MySQL server: {err}"
-    rep.note(f"mysql: throwaway server at {dsn}")
-    return dsn, ""

@@ -1,41 +1,41 @@
-"""A throwaway MariaDB (or MySQL) server on 127.0.0.1 for the `mysql` scenario.
+"""The `mysql` service: a throwaway MariaDB (or MySQL) server on 127.0.0.1.
 
-    with mysqlserver.server() as dsn:   # mysql://bench:bench@127.0.0.1:PORT/bench
+    with services.dsn("mysql") as dsn:   # mysql://bench:bench@127.0.0.1:PORT/bench
         ...
 
-If BENCH_MYSQL_DSN is set it is used as is and nothing is started. Otherwise: a temp
-data directory initialised by mariadb-install-db (MySQL: mysqld --initialize-insecure),
+If BENCH_MYSQL_DSN is set it is used as is and nothing is started (benchpipe.services).
+Otherwise, throwaway(): a temp data directory initialised by mariadb-install-db (MySQL: mysqld --initialize-insecure),
 the server started with --no-defaults (the machine's my.cnf must not leak in) on a free
 port and a socket inside the temp dir, a database `bench` and user bench/bench@127.0.0.1
 created through the socket as root, and on exit - normal, exception, Ctrl-C or
 SIGTERM - the server is stopped and the temp dir removed. As root the data directory
 belongs to the `mysql` user and the server runs with --user=mysql (mariadbd refuses
-to run as root). Everything platform-specific about database servers lives here."""
+to run as root)."""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import shutil
-import signal
-import socket
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-from benchpipe import tools
+from benchpipe import services, tools
 from benchpipe.errors import BenchError
 
+TITLE = "MariaDB/MySQL"
 DSN_VAR = "BENCH_MYSQL_DSN"
+TOOLS = [
+    services.ServerTool("mariadbd", "the throwaway server", ("mariadbd", "mysqld"), apt="mariadb-server",
+                        brew="mariadb"),
+    # no harmless --version: mariadb-install-db would initialise the default data directory
+    services.ServerTool("mariadb-install-db", "initialises the throwaway server's data directory",
+                        ("mariadb-install-db", "mysql_install_db", "mysqld"), apt="mariadb-server", brew="mariadb",
+                        version_argv=None),
+]
 START_TIMEOUT_S = 60
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _find() -> dict:
@@ -49,10 +49,6 @@ def _find() -> dict:
     install_db = tools.which("mariadb-install-db") or tools.which("mysql_install_db")
     mariadb = "mariadb" in Path(server).name or bool(tools.which("mariadb-install-db"))
     return {"server": server, "client": client, "install_db": install_db, "mariadb": mariadb}
-
-
-def _is_root() -> bool:
-    return hasattr(os, "geteuid") and os.geteuid() == 0
 
 
 def _tail(path: Path) -> str:
@@ -81,9 +77,9 @@ class _Server:
         self.datadir = self.base / "data"
         self.sock = self.base / "mysqld.sock"
         self.log = self.base / "server.log"
-        self.port = _free_port()
+        self.port = services.free_port()
         self.proc: subprocess.Popen | None = None
-        self.as_root = _is_root()
+        self.as_root = services.is_root()
 
     def _chown(self) -> None:
         if self.as_root:
@@ -157,62 +153,13 @@ class _Server:
 
 
 @contextlib.contextmanager
-def sigterm_as_interrupt():
-    """SIGTERM (CI cancelling a job) unwinds like Ctrl-C, so `finally` blocks run."""
-    if sys.platform == "win32" or signal.getsignal(signal.SIGTERM) not in (signal.SIG_DFL, None):
-        yield
-        return
-
-    def handler(signum, frame):
-        raise KeyboardInterrupt
-
+def throwaway():
+    """Start a server, yield its DSN; stop it and remove its data on the way out."""
+    srv = _Server()
     try:
-        old = signal.signal(signal.SIGTERM, handler)
-    except ValueError:  # not the main thread
-        yield
-        return
-    try:
-        yield
+        srv.init()
+        srv.start()
+        srv.create_user()
+        yield srv.dsn
     finally:
-        signal.signal(signal.SIGTERM, old)
-
-
-@contextlib.contextmanager
-def server(use_env: bool = True):
-    """Yield a DSN: BENCH_MYSQL_DSN if set, else that of a throwaway server."""
-    if use_env and os.environ.get(DSN_VAR):
-        yield os.environ[DSN_VAR]
-        return
-    if sys.platform == "win32":
-        raise BenchError(f"no throwaway MySQL server on Windows; set {DSN_VAR}")
-    with sigterm_as_interrupt():
-        srv = _Server()
-        try:
-            srv.init()
-            srv.start()
-            srv.create_user()
-            yield srv.dsn
-        finally:
-            srv.stop()
-
-
-def run_with_server(cmd: list[str]) -> int:
-    """Run CMD with BENCH_MYSQL_DSN set; return its exit code; always clean up."""
-    with server() as dsn:
-        with sigterm_as_interrupt():
-            env = {**os.environ, DSN_VAR: dsn}
-            print(f"mysql-server: {DSN_VAR}={dsn}", file=sys.stderr, flush=True)
-            try:
-                proc = subprocess.Popen(cmd, env=env)
-            except OSError as err:
-                raise BenchError(f"cannot run {cmd[0]}: {err}") from None
-            try:
-                return proc.wait()
-            except KeyboardInterrupt:
-                # CMD got the terminal's Ctrl-C itself; a SIGTERM aimed at us is passed on.
-                proc.terminate()
-                try:
-                    proc.wait(timeout=30)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                raise
+        srv.stop()
