@@ -10,8 +10,6 @@ every record names the version and compile options it ran, so the difference sho
 
 from __future__ import annotations
 
-import json
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,40 +41,33 @@ def _flag(flag: str) -> str:
     return f"{quote}{flag}{quote}"
 
 
-def _host(rustc: str, plus: list[str], env: dict) -> str | None:
+def _include_dir(build_dir: Path) -> Path | None:
+    """The directory of the amalgamation's sqlite3.h, as libsqlite3-sys's build script
+    told cargo (`cargo:include=...` in its `output` file, beside the `out/` folder that
+    holds the library). Read from the build itself, it needs nothing else: `cargo
+    metadata --offline` found it in cargo's registry before, and failed on every fresh
+    machine (a registry holding only what the build downloaded lacks the crates of the
+    other targets and dev-dependencies), so the Go program linked its own SQLite and
+    the sqlite pair compared two SQLite builds."""
     try:
-        out = subprocess.run([rustc, *plus, "-vV"], env=env, capture_output=True, text=True, timeout=60)
-    except (OSError, subprocess.SubprocessError):
+        lines = (build_dir / "output").read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
         return None
-    return next((line.split(":", 1)[1].strip() for line in out.stdout.splitlines() if line.startswith("host:")), None)
-
-
-def _include_dir(cargo: str, rustc: str, plus: list[str], rust_src: Path, env: dict) -> Path | None:
-    """The amalgamation's directory in cargo's registry. Filtered to the host, cargo
-    metadata needs no download (unfiltered it wants every platform's crates)."""
-    host = _host(rustc, plus, env)
-    if not host:
-        return None
-    try:
-        out = subprocess.run([cargo, *plus, "metadata", "--format-version", "1", "--locked", "--offline",
-                              "--filter-platform", host],
-                             cwd=rust_src, env=env, capture_output=True, text=True, timeout=120)
-        packages = json.loads(out.stdout)["packages"] if out.returncode == 0 else []
-    except (OSError, subprocess.SubprocessError, ValueError, KeyError):
-        return None
-    for p in packages:
-        if p.get("name") == "libsqlite3-sys":
-            inc = Path(p["manifest_path"]).parent / "sqlite3"
-            if (inc / "sqlite3.h").is_file():
-                return inc
+    for line in lines:
+        for prefix in ("cargo:include=", "cargo::metadata=include="):
+            if line.startswith(prefix):
+                inc = Path(line[len(prefix):].strip())
+                if (inc / "sqlite3.h").is_file():
+                    return inc
     return None
 
 
-def find(target_dir: Path, cargo: str, rustc: str, plus: list[str], rust_src: Path, env: dict) -> SqliteLib | None:
-    """The SQLite library a finished `cargo build --release` in target_dir compiled."""
+def find(target_dir: Path) -> SqliteLib | None:
+    """The SQLite library a finished `cargo build --release` in target_dir compiled, and
+    its header (the newest build of libsqlite3-sys there)."""
     libs = sorted((target_dir / "release" / "build").glob("libsqlite3-sys-*/out/libsqlite3.a"),
                   key=lambda p: p.stat().st_mtime)
     if not libs:
         return None
-    inc = _include_dir(cargo, rustc, plus, rust_src, env)
+    inc = _include_dir(libs[-1].parent.parent)
     return SqliteLib(libs[-1].parent, inc) if inc else None

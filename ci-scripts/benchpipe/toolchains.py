@@ -289,7 +289,7 @@ def build_rust(cat: Catalogue, source: Path, request: str, out_dir: Path, label:
             raise BenchError(f"cargo build ({request}) did not produce {exe}")
         out.append(Built(b.name, "rust", b.program, program_toolchain(str(exe)), request, version, str(exe), label,
                          git_commit(source), channel_of(request, "rust")))
-    return out, sqlite_link.find(target, cargo, rustc, plus, src, env)
+    return out, sqlite_link.find(target)
 
 
 def build_all(cat: Catalogue, source: Path, out_dir: Path, go: list[str], rust: list[str], label: str, quiet=False) -> list[Built]:

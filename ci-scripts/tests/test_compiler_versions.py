@@ -58,9 +58,7 @@ def _sqlite_env(build: Path) -> dict:
     """The cgo flags `bench build` gave the Go build (the SQLite the Rust build compiled)."""
     from benchpipe import sqlite_link
     for target in sorted(build.glob("head/*/target")):
-        lib = sqlite_link.find(target, tools.require("cargo"), tools.which("rustc") or "rustc", [],
-                               ROOT / "rust",
-                               {**os.environ, "PATH": tools.path_with_extras()})
+        lib = sqlite_link.find(target)
         if lib:
             return lib.go_env(dict(os.environ))
     return {}

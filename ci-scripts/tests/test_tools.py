@@ -139,8 +139,7 @@ def test_go_builds_are_reproducible_across_checkouts_and_sqlite_dirs(cat, progra
     an A/A of two builds of one commit)."""
     head = programs["go"]
     target = Path(head.path).parent / "target"   # the Rust build beside it (build_all)
-    found = sqlite_link.find(target, tools.require("cargo"), tools.which("rustc") or "rustc", [], ROOT / "rust",
-                             toolchains._env())
+    found = sqlite_link.find(target)
     assert found is not None and head.paths, "the Rust build left no SQLite library for Go to link"
     # a second checkout and a second copy of the library, at other paths
     other = tmp_path / "another checkout"
@@ -162,3 +161,22 @@ def test_sqlite_flags_for_go_keep_a_path_with_spaces_whole():
     env = lib.go_env({"CGO_LDFLAGS": "-O2"})
     assert env == {"CGO_CFLAGS": "-I/inc", "CGO_LDFLAGS": "-O2 '-L/a/My Projects/out' -lm"}
     assert sqlite_link._flag("-L/it's here") == '"-L/it\'s here"'
+
+
+def test_the_sqlite_header_comes_from_the_build_itself(tmp_path):
+    """Issue 39: `cargo metadata --offline` could not find libsqlite3-sys's header on a
+    fresh machine (its registry holds only what the build downloaded), and Go then
+    linked a different SQLite. The header's directory is read from the build script's
+    own output instead, beside the library; none without it (no header: no link)."""
+    inc = tmp_path / "registry" / "libsqlite3-sys-0.30.1" / "sqlite3"
+    inc.mkdir(parents=True)
+    (inc / "sqlite3.h").write_text("/* header */")
+    build = tmp_path / "target" / "release" / "build" / "libsqlite3-sys-0123abcd"
+    (build / "out").mkdir(parents=True)
+    (build / "out" / "libsqlite3.a").write_bytes(b"!<arch>\n")
+    assert sqlite_link.find(tmp_path / "target") is None   # no build-script output yet
+    (build / "output").write_text(f"cargo:rerun-if-changed=sqlite3/sqlite3.c\ncargo:include={inc}\nCC = None\n")
+    found = sqlite_link.find(tmp_path / "target")
+    assert found == sqlite_link.SqliteLib(build / "out", inc)
+    (inc / "sqlite3.h").unlink()
+    assert sqlite_link.find(tmp_path / "target") is None
