@@ -9,6 +9,7 @@ from cmarkgfm.cmark import Options
 
 from benchpipe.report import md as markdown
 from benchpipe.report import summary
+from benchpipe.results import key_id
 
 
 def _doc(reason: str) -> dict:
@@ -35,3 +36,30 @@ def test_markdown_escapes_input():
 
 def test_escape_plain_text_unchanged():
     assert markdown.escape("tasks=4000 shape=burst") == "tasks=4000 shape=burst"
+
+
+def test_the_terminal_summary_of_the_quick_preset_fits_120_columns():
+    """Issue 39: the quick run ended in tables over 200 columns wide whose parameter
+    cells folded over five lines. Every benchmark of the quick preset (two toolchains
+    of a language too, and a failed one with a long reason) is one line of at most 120."""
+    import io
+
+    from rich.console import Console
+
+    from devtools import synthetic
+    keys = synthetic.keys_for("quick", toolchains={"go": ["go1.25.5", "go1.26.8"], "rust": ["rust1.95.0"]})
+    doc = synthetic.results_doc(keys, preset="quick", failed={key_id(keys[3])})
+    doc["benchmarks"][3]["reason"] = "exit 1: " + "a very long reason " * 20
+    lines = summary.terminal_lines(doc, details="results/20261126T000000Z/summary.md")
+    bench_lines = [ln for ln in lines if ln.startswith("  ")]
+    assert len(bench_lines) == len(keys)
+    assert max(len(ln) for ln in lines) <= summary.TERMINAL_WIDTH, max(lines, key=len)
+    # every Rust line has its ratios with intervals; Go lines their own figures
+    rust = [ln for ln in bench_lines if ln.lstrip().startswith("rust-")]
+    assert rust and all("window" in ln and "×" in ln and "[" in ln for ln in rust), rust[:3]
+    assert any("failed: exit 1: a very long reason" in ln for ln in bench_lines)
+    assert "summary.md" in lines[-1]
+    # and rendered: a 200-column console (a CI log) still gets 120-column lines
+    out = io.StringIO()
+    summary.print_terminal(doc, Console(file=out, width=200, force_terminal=False), details="summary.md")
+    assert max(len(ln) for ln in out.getvalue().splitlines()) <= summary.TERMINAL_WIDTH

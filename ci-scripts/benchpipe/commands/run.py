@@ -234,7 +234,7 @@ def _run(opts: RunOptions, cat, preset, specs, out: Path) -> int:
     # The job summary has one writer, the workflow's Summary step (`bench summary
     # --markdown "$GITHUB_STEP_SUMMARY"`): writing it here too showed the table twice.
     if not opts.no_summary:
-        summary.print_terminal(doc, terminal.wide_console())
+        summary.print_terminal(doc, terminal.wide_console(), details=str(out / "summary.md"))
     failed = sum(j.status == "failed" for j in jobs)
     skipped = sum(j.status == "skipped" for j in jobs)
     print(f"results: {(out / 'results.json').resolve()}")

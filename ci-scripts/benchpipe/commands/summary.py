@@ -22,7 +22,7 @@ def add_arguments(p):
 def run(args) -> int:
     doc = results.load(args.results)  # validated: a corrupt file is one line, nothing written
     md = summary.markdown_text(doc)
-    summary.print_terminal(doc, terminal.wide_console())
+    summary.print_terminal(doc, terminal.wide_console(), details=str(args.markdown or "--markdown FILE"))
     if args.markdown:
         fsutil.atomic_write_text(Path(args.markdown), md + "\n")
     return 0

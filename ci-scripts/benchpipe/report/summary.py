@@ -13,11 +13,14 @@ job summary, summary.md). Every string that comes from the input is escaped."""
 
 from __future__ import annotations
 
+import math
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+import numpy as np
 
 from benchpipe import catalogue as catalogue_mod
-from benchpipe import measures, units
+from benchpipe import measures, stats, units
 from benchpipe.report import md as markdown
 
 MiB = 1024 * 1024
@@ -64,7 +67,11 @@ class Row:
     metric: str = units.MISSING                  # the scenario's own figure, formatted
     time_ratio: float | None = None
     mem_ratio: float | None = None
+    time_ci: tuple[float, float] | None = None   # 95 % interval of time_ratio (bootstrap)
+    mem_ci: tuple[float, float] | None = None
     pair: str = ""                     # the Go variant it is set against
+    window: list = field(default_factory=list)   # the samples behind the ratios
+    memory: list = field(default_factory=list)
 
 
 def rows(doc: dict, cat=None) -> list[Row]:
@@ -81,6 +88,7 @@ def rows(doc: dict, cat=None) -> list[Row]:
             r.windows = measures.windows_per_run(b)
             r.time_q1, r.time_med, r.time_q3 = quartiles(window)
             cpu, wall, mem = measures.cpu_s(b), measures.wall_s(b), measures.memory_bytes(b)
+            r.window, r.memory = window, mem
             r.cpu_med = statistics.median(cpu) if cpu else None
             r.wall_med = statistics.median(wall) if wall else None
             r.mem_med = statistics.median(mem) if mem else None
@@ -102,7 +110,18 @@ def rows(doc: dict, cat=None) -> list[Row]:
             ref = refs[0]
             r.time_ratio = r.time_med / ref.time_med if ref.time_med else None
             r.mem_ratio = r.mem_med / ref.mem_med if (ref.mem_med and r.mem_med is not None) else None
+            r.time_ci = _interval(ref.window, r.window, r.time_ratio)
+            r.mem_ci = _interval(ref.memory, r.memory, r.mem_ratio)
     return out
+
+
+def _interval(go: list, rust: list, ratio: float | None) -> tuple[float, float] | None:
+    """The 95 % interval of a ratio of medians (stats.ratio_interval: a bootstrap over
+    each side's runs, which ran in their own processes, unpaired)."""
+    if ratio is None or len(go) < stats.MIN_SAMPLES or len(rust) < stats.MIN_SAMPLES:
+        return None
+    lo, hi = stats.ratio_interval(np.asarray(go, float), np.asarray(rust, float))
+    return (lo, hi) if math.isfinite(lo) and math.isfinite(hi) else None
 
 
 def _efficiencies(out: list[Row]) -> None:
@@ -178,17 +197,76 @@ def markdown_text(doc: dict) -> str:
     return "\n".join(lines)
 
 
-def print_terminal(doc: dict, console) -> None:
-    from rich.table import Table
+# The terminal summary fits this many columns (issue 39: the full table was over 200
+# wide, its parameter cells folded over five lines); summary.md has every column.
+TERMINAL_WIDTH = 120
+
+
+def _ratio_text(ratio: float | None, ci: tuple[float, float] | None) -> str:
+    if ratio is None:
+        return units.MISSING
+    return fmt_ratio(ratio) + (f" [{ci[0]:.2f}-{ci[1]:.2f}]" if ci else "")
+
+
+def _varying(rows_: list[Row]) -> list[str]:
+    """The parameters whose value differs between the rows: the rest say nothing."""
+    names = list(dict.fromkeys(p for r in rows_ for p in r.key["params"]))
+    return [p for p in names if len({str(r.key["params"].get(p)) for r in rows_}) > 1]
+
+
+def _fit(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: max(0, width - 1)] + "…"
+
+
+def terminal_lines(doc: dict, width: int = TERMINAL_WIDTH, details: str = "") -> list[str]:
+    """Per scenario, one line per benchmark: Go's window and peak memory, each Rust
+    benchmark's ratios to the Go variant it is paired with, with 95 % intervals; a
+    benchmark that did not run says why. At most `width` columns."""
+    return [line for line, _ in _terminal(doc, width, details)]
+
+
+_STYLE = {"failed": "red", "skipped": "yellow"}
+
+
+def _terminal(doc: dict, width: int, details: str) -> list[tuple[str, str | None]]:
+    rs = rows(doc)
+    sides = {(r.lang, r.toolchain) for r in rs}
+    many_toolchains = len(sides) > len({lang for lang, _ in sides})
+    out = [(_fit(f"Go against Rust, preset {doc['env']['preset']}: Go's timed window and peak memory; each Rust "
+                 "benchmark's", width), None),
+           (_fit("as a ratio to the Go variant paired with it (the same name, else `vs go ...`), below 1: less "
+                 "than Go, [95 % interval]", width), None)]
+    for scenario in dict.fromkeys(r.scenario for r in rs):
+        mine = [r for r in rs if r.scenario == scenario]
+        varying = _varying(mine)
+        out.append((scenario, "bold"))
+        names = [" ".join(x for x in (r.build, r.variant, r.toolchain if many_toolchains else "", r.label) if x)
+                 for r in mine]
+        name_w = min(34, max(len(n) for n in names))
+        params = [" ".join(f"{p}={r.key['params'][p]}" for p in varying if p in r.key["params"]) for r in mine]
+        param_w = min(40, max((len(x) for x in params), default=0))
+        for r, name, ps in zip(mine, names, params):
+            head = f"  {_fit(name, name_w):<{name_w}}  {_fit(ps, param_w):<{param_w}}"
+            if r.status != "ok":
+                tail = f"{r.status}: {' '.join(r.reason.split())}"
+            elif r.lang == "go" or r.time_ratio is None:
+                tail = f"window {fmt_time(r.time_med):>9}   memory {fmt_mem(r.mem_med):>10}"
+            else:
+                tail = (f"window {_ratio_text(r.time_ratio, r.time_ci):<19} memory "
+                        f"{_ratio_text(r.mem_ratio, r.mem_ci):<19}" + (f" vs go {r.pair}" if r.pair != r.variant else ""))
+            if r.status == "ok" and r.reason:
+                tail += " (warning)"
+            out.append((_fit(f"{head}  {tail}".rstrip(), width), _STYLE.get(r.status)))
+    out.append((_fit("CPU time in the window, process wall, latencies and the scenarios' own figures: "
+                     + (details or "summary.md") + " and the site", width), None))
+    return out
+
+
+def print_terminal(doc: dict, console, details: str = "") -> None:
+    """The summary as terminal_lines, at most TERMINAL_WIDTH columns (less on a narrower
+    terminal), failed benchmarks in red and skipped ones in yellow."""
     from rich.text import Text
 
-    rs = rows(doc)
-    for scenario in dict.fromkeys(r.scenario for r in rs):
-        t = Table(title=f"{scenario}  (preset {doc['env']['preset']})", title_justify="left")
-        for h, a in zip(HEADER, ALIGN):
-            t.add_column(h, justify="right" if a == "r" else "left", overflow="fold",
-                         max_width=48 if h == "status" else None)
-        for r in (r for r in rs if r.scenario == scenario):
-            style = "red" if r.status == "failed" else ("yellow" if r.status == "skipped" else None)
-            t.add_row(*[Text(c) for c in _cells(r)], style=style)  # Text: no markup from input
-        console.print(t)
+    width = min(TERMINAL_WIDTH, console.width or TERMINAL_WIDTH)
+    for line, style in _terminal(doc, width, details):
+        console.print(Text(line, style=style), soft_wrap=True)   # Text: no markup from the input
