@@ -85,6 +85,10 @@ class Preset:
     # a benchmark whose window is this short runs several times in one process
     # (`--repeat K`: K windows add up to about this many seconds; 0: never; runner.RepeatPlan)
     repeat_s: float = 0.0
+    # compiler versions beside the asked ones: lang -> toolchain requests, run for the
+    # scenarios in versions_scenarios only (`bench run` without --ab-base)
+    versions: dict = field(default_factory=dict)
+    versions_scenarios: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -226,9 +230,16 @@ def load(path: Path = CATALOGUE_PATH) -> Catalogue:
 def _parse(raw: dict, path: Path) -> Catalogue:
     presets = {
         name: Preset(name, p["description"], int(p["runs"]), int(p["warmup"]), float(p["timeout_s"]),
-                     float(p.get("sample_budget_s", 0.0)), float(p.get("repeat_s", 0.0)))
+                     float(p.get("sample_budget_s", 0.0)), float(p.get("repeat_s", 0.0)),
+                     {lang: tuple(v) for lang, v in p.get("versions", {}).items() if lang != "scenarios"},
+                     tuple(p.get("versions", {}).get("scenarios", ())))
         for name, p in raw["presets"].items()
     }
+    for p in presets.values():
+        if bool(p.versions) != bool(p.versions_scenarios) or set(p.versions_scenarios) - set(raw["scenarios"]) \
+                or set(p.versions) - {b["lang"] for b in raw["builds"].values()}:
+            raise ValueError(f"preset {p.name}: versions names toolchains per language (go = [...]) and the "
+                             "scenarios they run (scenarios = [...])")
     if any(not p.sample_budget_s >= 0 for p in presets.values()):
         raise ValueError("a preset's sample_budget_s must be a number >= 0")
     if any(not 0 <= p.repeat_s <= 10 for p in presets.values()):

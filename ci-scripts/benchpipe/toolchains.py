@@ -2,9 +2,10 @@
 
 Go: `GOTOOLCHAIN=<ver> go build -o <out> .` in <source>/go (`local` = the go on PATH;
 a named version is fetched by the go command itself, the standard way). Channels
-(`stable`, `oldstable`, `1.25.x`) are resolved to the newest release they name from the
-Go module proxy's list of toolchains (`go list -m -versions golang.org/toolchain`), the
-list the go command itself downloads toolchains from.
+(`stable`, `oldstable`, `previous`: the minor before the local Go's, `1.25.x`) are
+resolved to the newest release they name from the Go module proxy's list of toolchains
+(`go list -m -versions golang.org/toolchain`), the list the go command itself
+downloads toolchains from.
 Rust: `cargo +<tc> build --release --target-dir <per-toolchain dir>` in <source>/rust,
 after `rustup toolchain install <tc> --profile minimal` when <tc> is missing
 (`local` = the cargo on PATH with its default toolchain).
@@ -33,7 +34,7 @@ from benchpipe.errors import BenchError, UsageError
 
 MANIFEST_SCHEMA = "gorust-bench.manifest/2"  # 2: `paths` (a build's split program)
 EXE = ".exe" if sys.platform == "win32" else ""
-GO_NAME = re.compile(r"^(local|stable|oldstable|go\d+\.\d+(\.\d+|\.x)?((rc|beta)\d+)?|\d+\.\d+(\.\d+|\.x))$")
+GO_NAME = re.compile(r"^(local|stable|oldstable|previous|go\d+\.\d+(\.\d+|\.x)?((rc|beta)\d+)?|\d+\.\d+(\.\d+|\.x))$")
 RUST_NAME = re.compile(r"^(local|stable|beta|nightly(-\d{4}-\d{2}-\d{2})?|\d+\.\d+(\.\d+)?)$")
 
 
@@ -66,7 +67,7 @@ def parse_list(text: str | None, lang: str) -> list[str]:
             continue
         rx = GO_NAME if lang == "go" else RUST_NAME
         if not rx.match(name):
-            example = ("stable, oldstable, 1.25.x, go1.26.8 or local" if lang == "go"
+            example = ("stable, oldstable, previous, 1.25.x, go1.26.8 or local" if lang == "go"
                        else "stable, beta, nightly, 1.90.0 or local")
             raise UsageError(f"unknown {lang} toolchain {name!r} (expected e.g. {example})")
         if name not in out:
@@ -105,14 +106,21 @@ def go_releases(go: str) -> list[tuple[int, int, int]]:
     return sorted(found)
 
 
-def pick_go(request: str, releases: list[tuple[int, int, int]]) -> str:
+def pick_go(request: str, releases: list[tuple[int, int, int]], local: str = "") -> str:
     """A Go channel to the release it names: stable (newest), oldstable (newest of the
-    minor before), 1.25.x (newest 1.25); a pinned version or local as it is."""
+    minor before), previous (newest of the minor before the local Go's, `local` as
+    `go version` names it), 1.25.x (newest 1.25); a pinned version or local as it is."""
     m = re.match(r"^(?:go)?(\d+)\.(\d+)\.x$", request)
-    if request not in ("stable", "oldstable") and not m:
+    if request not in ("stable", "oldstable", "previous") and not m:
         return request if request == "local" or request.startswith("go") else f"go{request}"
     minors = sorted({(a, b) for a, b, _ in releases})
-    if m:
+    mine = re.match(r"^go(\d+)\.(\d+)", local)
+    if request == "previous":
+        before = [mb for mb in minors if mine and mb < (int(mine.group(1)), int(mine.group(2)))]
+        if not before:
+            raise BenchError(f"go previous: the module proxy lists no release before the local {local or 'Go'}")
+        want = before[-1]
+    elif m:
         want = (int(m.group(1)), int(m.group(2)))
     elif len(minors) >= (1 if request == "stable" else 2):
         want = minors[-1] if request == "stable" else minors[-2]
@@ -126,13 +134,17 @@ def pick_go(request: str, releases: list[tuple[int, int, int]]) -> str:
 
 def resolve_go(request: str, go: str) -> str:
     """What GOTOOLCHAIN gets for a request (local, or a go1.X.Y)."""
-    if request in ("stable", "oldstable") or request.endswith(".x"):
+    if request in ("stable", "oldstable", "previous") or request.endswith(".x"):
         try:
             releases = go_releases(go)
         except BenchError as err:
             raise BenchError(f"go {request}: cannot list the Go releases ({err}); name a version "
                              f"(go1.26.8) or local instead") from None
-        return pick_go(request, releases)
+        local = ""
+        if request == "previous":
+            env = _env({"GOTOOLCHAIN": "local"})
+            local = _run([go, "env", "GOVERSION"], Path.cwd(), env, "go env GOVERSION", True).strip()
+        return pick_go(request, releases, local)
     return pick_go(request, [])
 
 

@@ -131,3 +131,35 @@ def test_history_and_the_compiler_versions_page(interleaved, tmp_path):
     assert res.returncode == 0, res.stderr
     page = (tmp_path / "site" / "compilers.html").read_text()
     assert "regression" in page and f"{OLD_GO} → go1." in page
+
+
+def test_the_quick_preset_also_runs_an_older_go_for_some_scenarios(cat):
+    """Issue 39: the README's main command left the Compiler versions page empty. The
+    quick preset declares the older Go its cpu and fanout benchmarks also run on (the
+    catalogue's presets.quick.versions); not in a pull request's A/B run, not when
+    asked for already, not with --no-versions, not when no such scenario is selected."""
+    from benchpipe.commands.run import RunOptions, extra_versions
+    quick = cat.preset("quick")
+    assert quick.versions == {"go": ("previous",)} and set(quick.versions_scenarios) == {"cpu", "fanout"}
+    assert not cat.preset("standard").versions and not cat.preset("smoke").versions
+    specs = cat.benchmarks("quick")
+    assert extra_versions(RunOptions("quick"), quick, specs) == {"go": ["previous"]}
+    assert extra_versions(RunOptions("quick", ab_base="../base"), quick, specs) == {}
+    assert extra_versions(RunOptions("quick", versions=False), quick, specs) == {}
+    assert extra_versions(RunOptions("quick", go="local,previous"), quick, specs) == {}
+    assert extra_versions(RunOptions("quick"), quick, cat.benchmarks("quick", scenarios=["hashmap"])) == {}
+    assert extra_versions(RunOptions("quick"), quick, cat.benchmarks("quick", langs=["rust"])) == {}
+
+
+def test_previous_is_the_release_before_the_local_go():
+    """`previous`: the newest patch of the minor before the local Go's, whatever the
+    newest release is (oldstable, relative to the newest, was go1.26.11 beside a local
+    go1.26.8: a newer compiler, not an older one)."""
+    from benchpipe.errors import BenchError
+    from benchpipe.toolchains import pick_go
+    releases = [(1, 24, 9), (1, 25, 4), (1, 25, 7), (1, 26, 8), (1, 26, 11), (1, 27, 2)]
+    assert pick_go("previous", releases, "go1.26.8") == "go1.25.7"
+    assert pick_go("previous", releases, "go1.27.2") == "go1.26.11"
+    assert pick_go("oldstable", releases) == "go1.26.11" and pick_go("stable", releases) == "go1.27.2"
+    with pytest.raises(BenchError, match="no release before"):
+        pick_go("previous", releases, "go1.24.9")

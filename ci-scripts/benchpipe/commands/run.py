@@ -47,6 +47,7 @@ class RunOptions:
     no_summary: bool = False
     scale: float = 1.0
     repeat_s: float | None = None
+    versions: bool = True   # the preset's compiler versions beside the asked ones (--no-versions)
 
     @classmethod
     def from_args(cls, args) -> RunOptions:
@@ -76,6 +77,9 @@ def add_arguments(p):
                         "with) by F (e.g. 1.05: a known 5%% heavier "
                         "workload, to check what `compare` detects against an unscaled run)")
     add_repeat_argument(p)
+    p.add_argument("--no-versions", dest="versions", action="store_false",
+                   help="only the toolchains asked for: not the older compiler the preset also runs some scenarios "
+                        "on (catalogue: presets.<preset>.versions; never with --ab-base)")
 
 
 def add_repeat_argument(p) -> None:
@@ -110,7 +114,20 @@ def check_out_dir(out: Path) -> bool:
     return created
 
 
-def _builds(opts: RunOptions, specs, cat) -> tuple[list[toolchains.Built], bool]:
+def extra_versions(opts: RunOptions, preset, specs) -> dict[str, list[str]]:
+    """The preset's compiler versions (lang -> toolchain requests) beside the ones asked
+    for: none with --ab-base (a pull request asks base against head), --manifest (the
+    programs are given) or --no-versions, nor when no selected benchmark is of a
+    scenario they run."""
+    if opts.ab_base or opts.manifest or not opts.versions:
+        return {}
+    langs = {s.build.lang for s in specs if s.scenario.name in preset.versions_scenarios}
+    asked = {"go": toolchains.parse_list(opts.go, "go"), "rust": toolchains.parse_list(opts.rust, "rust")}
+    return {lang: [t for t in preset.versions.get(lang, ()) if t not in asked[lang]] for lang in sorted(langs)
+            if any(t not in asked[lang] for t in preset.versions.get(lang, ()))}
+
+
+def _builds(opts: RunOptions, specs, cat, extra: dict[str, list[str]]) -> tuple[list[toolchains.Built], bool]:
     if opts.manifest:
         built = toolchains.read_manifest(Path(opts.manifest))
         labels = {b.label for b in built}
@@ -119,11 +136,26 @@ def _builds(opts: RunOptions, specs, cat) -> tuple[list[toolchains.Built], bool]
     go = toolchains.parse_list(opts.go, "go") if "go" in langs else []
     rust = toolchains.parse_list(opts.rust, "rust") if "rust" in langs else []
     out = Path(opts.build_dir)
-    built = toolchains.build_all(cat, Path(opts.source), out, go, rust, "head")
+    built = toolchains.build_all(cat, Path(opts.source), out, go + extra.get("go", []), rust + extra.get("rust", []),
+                                 "head")
     if opts.ab_base:
         built = toolchains.build_all(cat, Path(opts.ab_base), out, go, rust, "base") + built
     toolchains.write_manifest(out, built)
-    return built, bool(opts.ab_base)
+    return _without_same_versions(built, extra), bool(opts.ab_base)
+
+
+def _without_same_versions(built: list[toolchains.Built], extra: dict[str, list[str]]) -> list[toolchains.Built]:
+    """An extra version that is the same toolchain as one asked for (oldstable where the
+    local Go is that release) adds nothing: left out, saying so."""
+    asked = {(b.build, b.toolchain) for b in built if b.request not in extra.get(b.lang, ())}
+    keep = []
+    for b in built:
+        if b.request in extra.get(b.lang, ()) and (b.build, b.toolchain) in asked:
+            print(f"bench run: {b.lang} {b.request} is {b.toolchain}, as asked already: one version of it",
+                  file=sys.stderr)
+            continue
+        keep.append(b)
+    return keep
 
 
 def _check_sides(built: list[toolchains.Built]) -> None:
@@ -184,7 +216,12 @@ def _run(opts: RunOptions, cat, preset, specs, out: Path) -> int:
     hf_path = tools.require("hyperfine")
     hf_version = hyperfine.version(hf_path)
 
-    built, ab = _builds(opts, specs, cat)
+    extra = extra_versions(opts, preset, specs)
+    if extra:
+        print("bench run: compiler versions: " + ", ".join(f"{lang} {', '.join(ts)}" for lang, ts in extra.items())
+              + f" beside the asked ones for {', '.join(preset.versions_scenarios)} (the preset's versions; "
+              "--no-versions: without)", file=sys.stderr)
+    built, ab = _builds(opts, specs, cat, extra)
     _check_sides(built)
     runs = opts.runs or preset.runs
     timeout_s = opts.timeout or preset.timeout_s
@@ -192,7 +229,8 @@ def _run(opts: RunOptions, cat, preset, specs, out: Path) -> int:
     workroot = runner.new_workroot()
     started = time.monotonic()
     try:
-        jobs = runner.make_jobs(specs, built, workroot, ab)
+        jobs = [j for j in runner.make_jobs(specs, built, workroot, ab)
+                if j.built.request not in extra.get(j.key["lang"], ()) or j.key["scenario"] in preset.versions_scenarios]
         if not jobs:
             raise UsageError("no program was built for the selected benchmarks")
         missing = sorted({s.build.name for s in specs} - {b.build for b in built})
