@@ -88,7 +88,7 @@ func setupMySQL(p params) error {
 	if _, err := db.Exec("DROP TABLE IF EXISTS users"); err != nil {
 		return fmt.Errorf("%s/%s: %w", cfg.Addr, cfg.DBName, err)
 	}
-	if err := fillUsers(db, sqlCreateUsers+" ENGINE=InnoDB", p.int("rows")); err != nil {
+	if err := fillUsers(db, dialectQuestion, sqlCreateUsers+" ENGINE=InnoDB", p.int("rows")); err != nil {
 		return fmt.Errorf("%s/%s: %w", cfg.Addr, cfg.DBName, err)
 	}
 	return nil
@@ -109,7 +109,7 @@ func runMySQL(variant string, p params) (*result, error) {
 		return nil, fmt.Errorf("%s: reading the server version: %w", cfg.Addr, err)
 	}
 	hint := fmt.Sprintf("run `%s setup mysql --rows %d` first", programName, rows)
-	res, err := runUsers(db, hint, tasks, rows, pool)
+	res, err := runUsers(db, dialectQuestion, hint, tasks, rows, pool)
 	if err != nil {
 		return nil, fmt.Errorf("%s/%s: %w", cfg.Addr, cfg.DBName, err)
 	}

@@ -13,7 +13,13 @@ import (
 	"sync/atomic"
 )
 
-// The table and the statements both SQL scenarios share, with bound parameters.
+// The table and the statements every SQL scenario shares, with bound parameters
+// written `?` (sqlDialect.sql rewrites them for PostgreSQL).
+//
+// No statement needs a cast on any server: the INT columns are PostgreSQL's int4 and
+// every scan below reads into int64, which database/sql fills from any integer;
+// COUNT(*) and SUM(salary) are bigint in PostgreSQL (the SUM of int4 is int8), an
+// integer in SQLite, and in MySQL a DECIMAL the driver hands over as digits.
 const (
 	sqlCreateUsers  = "CREATE TABLE users (id INTEGER PRIMARY KEY, salary INT NOT NULL, age INT NOT NULL, address CHAR(50))"
 	sqlUpdateSalary = "UPDATE users SET salary = salary + 1 WHERE id = ?"
@@ -27,10 +33,38 @@ const (
 	insertChunk = 500
 )
 
+// sqlDialect is what the servers do not share in these statements: how a bound
+// parameter is written. One rewrite here rather than a second copy of the statements.
+type sqlDialect int
+
+const (
+	dialectQuestion sqlDialect = iota // SQLite, MySQL: ?
+	dialectDollar                     // PostgreSQL: $1, $2, ...
+)
+
+// sql is q with its `?` placeholders written for the dialect. The shared statements
+// hold no `?` anywhere else (no string literals).
+func (d sqlDialect) sql(q string) string {
+	if d != dialectDollar {
+		return q
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range q {
+		if r != '?' {
+			b.WriteRune(r)
+			continue
+		}
+		n++
+		b.WriteString("$" + strconv.Itoa(n))
+	}
+	return b.String()
+}
+
 // fillUsers creates the users table (createSQL) and inserts rows from a fresh LCG
 // stream in one transaction: row id gets salary = next() % 201, then age =
 // next() % 100, and address "address <id>".
-func fillUsers(db *sql.DB, createSQL string, rows int) error {
+func fillUsers(db *sql.DB, d sqlDialect, createSQL string, rows int) error {
 	if _, err := db.Exec(createSQL); err != nil {
 		return fmt.Errorf("creating table users: %w", err)
 	}
@@ -60,7 +94,7 @@ func fillUsers(db *sql.DB, createSQL string, rows int) error {
 		if !ok {
 			q := "INSERT INTO users (id, salary, age, address) VALUES " +
 				strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?), ", n), ", ")
-			if stmt, err = tx.Prepare(q); err != nil {
+			if stmt, err = tx.Prepare(d.sql(q)); err != nil {
 				return err
 			}
 			stmts[n] = stmt
@@ -101,7 +135,7 @@ type connGate struct {
 	all  []*sqlConn
 }
 
-func openGate(db *sql.DB, n int) (*connGate, error) {
+func openGate(db *sql.DB, d sqlDialect, n int) (*connGate, error) {
 	ctx := context.Background()
 	g := &connGate{idle: make(chan *sqlConn, n)}
 	for range n {
@@ -116,9 +150,9 @@ func openGate(db *sql.DB, n int) (*connGate, error) {
 			dest **sql.Stmt
 			q    string
 		}{{&c.update, sqlUpdateSalary}, {&c.byID, sqlSelectByID}, {&c.byAge, sqlSelectByAge}} {
-			if *s.dest, err = conn.PrepareContext(ctx, s.q); err != nil {
+			if *s.dest, err = conn.PrepareContext(ctx, d.sql(s.q)); err != nil {
 				g.close()
-				return nil, fmt.Errorf("preparing %q: %w", s.q, err)
+				return nil, fmt.Errorf("preparing %q: %w", d.sql(s.q), err)
 			}
 		}
 		g.idle <- c
@@ -132,12 +166,12 @@ func (g *connGate) close() {
 	}
 }
 
-// runUsers is the timed workload of both SQL scenarios. One goroutine per task, all
+// runUsers is the timed workload of every SQL scenario. One goroutine per task, all
 // spawned at once; a task waits its turn at the gate, which counts in its service
 // time, and does all its statements on the one connection it checked out. Task t
 // draws id = 1 + next() % rows, then age = next() % 100: an even age raises that
 // user's salary and reads it back, an odd one reads every user of that age.
-func runUsers(db *sql.DB, setupHint string, tasks, rows, pool int) (*result, error) {
+func runUsers(db *sql.DB, d sqlDialect, setupHint string, tasks, rows, pool int) (*result, error) {
 	var have int
 	if err := db.QueryRow(sqlCountUsers).Scan(&have); err != nil {
 		return nil, fmt.Errorf("reading table users (%s): %w", setupHint, err)
@@ -145,7 +179,7 @@ func runUsers(db *sql.DB, setupHint string, tasks, rows, pool int) (*result, err
 	if have != rows {
 		return nil, fmt.Errorf("table users has %d rows, --rows is %d (%s with the same --rows)", have, rows, setupHint)
 	}
-	gate, err := openGate(db, pool)
+	gate, err := openGate(db, d, pool)
 	if err != nil {
 		return nil, err
 	}

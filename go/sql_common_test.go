@@ -61,3 +61,19 @@ func TestExpectUsersSmallCase(t *testing.T) {
 		t.Fatalf("%+v", e)
 	}
 }
+
+func TestDialectPlaceholders(t *testing.T) {
+	for _, c := range []struct {
+		d       sqlDialect
+		q, want string
+	}{
+		{dialectDollar, sqlUpdateSalary, "UPDATE users SET salary = salary + 1 WHERE id = $1"},
+		{dialectDollar, "INSERT INTO users (id, salary) VALUES (?, ?), (?, ?)", "INSERT INTO users (id, salary) VALUES ($1, $2), ($3, $4)"},
+		{dialectDollar, sqlSumSalary, sqlSumSalary},
+		{dialectQuestion, sqlSelectByAge, sqlSelectByAge},
+	} {
+		if got := c.d.sql(c.q); got != c.want {
+			t.Errorf("%v.sql(%q) = %q, want %q", c.d, c.q, got, c.want)
+		}
+	}
+}

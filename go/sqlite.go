@@ -81,7 +81,7 @@ func setupSQLite(p params) error {
 	}
 	defer db.Close()
 	db.SetMaxOpenConns(1)
-	if err := fillUsers(db, sqlCreateUsers, p.int("rows")); err != nil {
+	if err := fillUsers(db, dialectQuestion, sqlCreateUsers, p.int("rows")); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return db.Close()
@@ -154,7 +154,7 @@ func runSQLite(variant string, p params) (*result, error) {
 	}
 	facts["pool"] = pool
 
-	res, err := runUsers(db, hint, tasks, rows, pool)
+	res, err := runUsers(db, dialectQuestion, hint, tasks, rows, pool)
 	if err != nil {
 		// SQLITE_BUSY's text; the driver's error type exists only in cgo builds.
 		if strings.Contains(err.Error(), "database is locked") {

@@ -3,7 +3,7 @@
 //! connections opened before the timed window.
 
 use crate::params::Params;
-use crate::sql_common::{self, CREATE_TABLE, DROP_TABLE, check_rows, fill};
+use crate::sql_common::{self, CREATE_TABLE, DROP_TABLE, Dialect, check_rows, fill};
 use crate::outcome::{Context, Ctx, Failure, Outcome, Result};
 use crate::runtime::{tokio_current_thread, tokio_runtime};
 use crate::build_info;
@@ -74,7 +74,7 @@ pub fn setup(p: &Params) -> Result<()> {
             .execute(&pool)
             .await
             .context(|| "creating table users")?;
-        fill(&pool, p.int("rows")).await?;
+        fill(&pool, Dialect::Question, p.int("rows")).await?;
         pool.close().await;
         Ok(())
     })
@@ -112,6 +112,7 @@ pub fn run(_variant: &str, p: &Params, ctx: Ctx) -> Result<Outcome> {
 
         let outcome = sql_common::run_users(
             &pool,
+            Dialect::Question,
             size,
             tasks,
             rows,

@@ -1,5 +1,6 @@
-//! What the `sqlite` and `mysql` scenarios share: the table, the rows `setup` makes, the
-//! task stream, the statements, and the accounting. The same SQL runs on both.
+//! What the SQL scenarios (`sqlite`, `mysql`, `postgres`) share: the table, the rows
+//! `setup` makes, the task stream, the statements, and the accounting. The same SQL runs
+//! on every server, its placeholders written for each ([`Dialect`]).
 //!
 //! Setup: for `id` in `1..=rows`: `salary = next() % 201`, `age = next() % 100`,
 //! `address = "address " + id`. Task `t`: `id = 1 + next() % rows`, `age = next() % 100`;
@@ -13,11 +14,17 @@ use crate::window::Window;
 use serde_json::{Map, Value, json};
 use sqlx::pool::PoolConnection;
 use sqlx::{ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, Pool, Type};
+use std::fmt::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use tokio::sync::Semaphore;
 
+// No statement needs a cast on any server: the INT columns are PostgreSQL's int4, read
+// as i32, which every driver decodes from a 32-bit INT (sqlx's PostgreSQL decoder would
+// refuse int4 into i64); COUNT(*) and the final SUM(salary) are read as i64, which they
+// are in PostgreSQL (bigint: the SUM of int4 is int8) and SQLite, and MySQL's DECIMAL
+// sum is cast (mysql.rs). The values are bound as i64 everywhere.
 pub const DROP_TABLE: &str = "DROP TABLE IF EXISTS users";
 pub const CREATE_TABLE: &str = "CREATE TABLE users (id INTEGER PRIMARY KEY, salary INT NOT NULL, age INT NOT NULL, address CHAR(50))";
 pub const UPDATE_SALARY: &str = "UPDATE users SET salary = salary + 1 WHERE id = ?";
@@ -25,8 +32,41 @@ pub const SELECT_BY_ID: &str = "SELECT salary FROM users WHERE id = ?";
 pub const SELECT_BY_AGE: &str = "SELECT salary FROM users WHERE age = ? ORDER BY id";
 pub const COUNT_ROWS: &str = "SELECT COUNT(*) FROM users";
 
-/// Rows per INSERT statement in `setup` (4 bound values each; well below both limits).
+/// Rows per INSERT statement in `setup` (4 bound values each; well below every limit).
 const INSERT_BATCH: usize = 500;
+
+/// What the servers do not share in these statements: how a bound parameter is
+/// written. One rewrite here rather than a second copy of the statements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    /// SQLite, MySQL: `?`
+    Question,
+    /// PostgreSQL: `$1`, `$2`, ...
+    Dollar,
+}
+
+impl Dialect {
+    /// `sql` with its `?` placeholders written for the dialect. The shared statements
+    /// hold no `?` anywhere else (no string literals).
+    pub fn sql(self, sql: &str) -> String {
+        match self {
+            Dialect::Question => sql.to_owned(),
+            Dialect::Dollar => {
+                let mut out = String::with_capacity(sql.len() + 8);
+                let mut n = 0;
+                for c in sql.chars() {
+                    if c == '?' {
+                        n += 1;
+                        let _ = write!(out, "${n}");
+                    } else {
+                        out.push(c);
+                    }
+                }
+                out
+            }
+        }
+    }
+}
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Row {
@@ -84,7 +124,7 @@ fn insert_sql(n: usize) -> String {
 }
 
 /// Insert the setup rows into an empty `users` table, in one transaction.
-pub async fn fill<DB>(pool: &Pool<DB>, rows: u64) -> Result<()>
+pub async fn fill<DB>(pool: &Pool<DB>, dialect: Dialect, rows: u64) -> Result<()>
 where
     DB: Database,
     for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
@@ -94,8 +134,8 @@ where
 {
     let all: Vec<Row> = setup_rows(rows).collect();
     // Built before the transaction so that they outlive its statements.
-    let full_batch = insert_sql(INSERT_BATCH);
-    let last_batch = insert_sql(all.len() % INSERT_BATCH);
+    let full_batch = dialect.sql(&insert_sql(INSERT_BATCH));
+    let last_batch = dialect.sql(&insert_sql(all.len() % INSERT_BATCH));
     let mut tx = pool
         .begin()
         .await
@@ -147,6 +187,24 @@ where
 pub const CHECKOUT: &str =
     "one per task, first come first served, prepared statements per connection";
 
+/// The task statements in the server's dialect.
+#[derive(Debug, Clone)]
+pub struct Statements {
+    pub update: String,
+    pub by_id: String,
+    pub by_age: String,
+}
+
+impl Statements {
+    pub fn new(dialect: Dialect) -> Statements {
+        Statements {
+            update: dialect.sql(UPDATE_SALARY),
+            by_id: dialect.sql(SELECT_BY_ID),
+            by_age: dialect.sql(SELECT_BY_AGE),
+        }
+    }
+}
+
 /// The pool both languages share: `size` connections taken out of sqlx's pool before
 /// the timed window and handed out first come, first served (tokio's semaphore is
 /// fair), one checkout per task. sqlx's own pool would check a connection out per
@@ -155,10 +213,11 @@ pub struct Gate<DB: Database> {
     permits: Semaphore,
     idle: Mutex<Vec<PoolConnection<DB>>>,
     checkouts: AtomicU64,
+    statements: Statements,
 }
 
 impl<DB: Database> Gate<DB> {
-    pub async fn open(pool: &Pool<DB>, size: usize) -> Result<Gate<DB>> {
+    pub async fn open(pool: &Pool<DB>, dialect: Dialect, size: usize) -> Result<Gate<DB>> {
         let mut idle = Vec::with_capacity(size);
         for _ in 0..size {
             idle.push(
@@ -171,6 +230,7 @@ impl<DB: Database> Gate<DB> {
             permits: Semaphore::new(size),
             idle: Mutex::new(idle),
             checkouts: AtomicU64::new(0),
+            statements: Statements::new(dialect),
         })
     }
 
@@ -220,7 +280,7 @@ where
         idle.pop().expect("a permit guarantees an idle connection")
     };
     gate.checkouts.fetch_add(1, Ordering::Relaxed);
-    let result = statements(&mut conn, draw, setup_salary).await;
+    let result = statements(&mut conn, &gate.statements, draw, setup_salary).await;
     gate.idle
         .lock()
         .unwrap_or_else(|e| e.into_inner())
@@ -230,6 +290,7 @@ where
 
 async fn statements<DB>(
     conn: &mut DB::Connection,
+    sql: &Statements,
     draw: Draw,
     setup_salary: &[i64],
 ) -> Result<TaskResult>
@@ -242,12 +303,12 @@ where
     usize: ColumnIndex<DB::Row>,
 {
     if draw.updates() {
-        sqlx::query(UPDATE_SALARY)
+        sqlx::query(&sql.update)
             .bind(draw.id)
             .execute(&mut *conn)
             .await
             .context(|| format!("updating row {}", draw.id))?;
-        let salary: i32 = sqlx::query_scalar(SELECT_BY_ID)
+        let salary: i32 = sqlx::query_scalar(&sql.by_id)
             .bind(draw.id)
             .fetch_one(&mut *conn)
             .await
@@ -267,7 +328,7 @@ where
             selected_rows: 0,
         })
     } else {
-        let salaries: Vec<i32> = sqlx::query_scalar(SELECT_BY_AGE)
+        let salaries: Vec<i32> = sqlx::query_scalar(&sql.by_age)
             .bind(draw.age)
             .fetch_all(&mut *conn)
             .await
@@ -279,11 +340,13 @@ where
     }
 }
 
-/// The timed workload of both SQL scenarios: the gate opened on `size` connections,
+/// The timed workload of every SQL scenario: the gate opened on `size` connections,
 /// one task per draw spawned at once, the tasks' results awaited in order, then the
 /// final `SUM(salary)` (`sum_sql`, a query per server) and the record parts.
+#[allow(clippy::too_many_arguments)]
 pub async fn run_users<DB>(
     pool: &Pool<DB>,
+    dialect: Dialect,
     size: usize,
     tasks: usize,
     rows: u64,
@@ -301,7 +364,7 @@ where
     for<'r> Option<i64>: Decode<'r, DB> + Type<DB>,
     usize: ColumnIndex<DB::Row>,
 {
-    let gate = Arc::new(Gate::open(pool, size).await?);
+    let gate = Arc::new(Gate::open(pool, dialect, size).await?);
     let setup_salary = Arc::new(setup_salaries(rows));
     runtime.insert("pool".into(), json!(size));
     runtime.insert("checkout".into(), json!(CHECKOUT));
@@ -353,6 +416,20 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn placeholders_per_dialect() {
+        assert_eq!(
+            Dialect::Dollar.sql(UPDATE_SALARY),
+            "UPDATE users SET salary = salary + 1 WHERE id = $1"
+        );
+        assert_eq!(
+            Dialect::Dollar.sql(&insert_sql(2)),
+            "INSERT INTO users (id, salary, age, address) VALUES ($1, $2, $3, $4), ($5, $6, $7, $8)"
+        );
+        assert_eq!(Dialect::Dollar.sql(COUNT_ROWS), COUNT_ROWS);
+        assert_eq!(Dialect::Question.sql(SELECT_BY_AGE), SELECT_BY_AGE);
+    }
 
     #[test]
     fn setup_stream_and_task_stream_are_separate() {

@@ -3,7 +3,7 @@
 //! busy_timeout 5000 ms (tests may shorten it with BENCH_SQLITE_BUSY_TIMEOUT_MS).
 
 use crate::params::Params;
-use crate::sql_common::{self, CREATE_TABLE, check_rows, fill};
+use crate::sql_common::{self, CREATE_TABLE, Dialect, check_rows, fill};
 use crate::outcome::{Context, Ctx, Failure, Outcome, Result};
 use crate::runtime::{tokio_current_thread, tokio_runtime};
 use crate::build_info;
@@ -70,7 +70,7 @@ pub fn setup(p: &Params) -> Result<()> {
             .execute(&pool)
             .await
             .context(|| "creating table users")?;
-        fill(&pool, p.int("rows")).await?;
+        fill(&pool, Dialect::Question, p.int("rows")).await?;
         pool.close().await;
         Ok(())
     })
@@ -110,6 +110,7 @@ pub fn run(_variant: &str, p: &Params, ctx: Ctx) -> Result<Outcome> {
 
         let outcome = sql_common::run_users(
             &pool,
+            Dialect::Question,
             size,
             tasks,
             rows,
