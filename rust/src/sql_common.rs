@@ -206,9 +206,10 @@ impl Statements {
 }
 
 /// The pool both languages share: `size` connections taken out of sqlx's pool before
-/// the timed window and handed out first come, first served (tokio's semaphore is
-/// fair), one checkout per task. sqlx's own pool would check a connection out per
-/// statement and ping it on every release.
+/// the timed window, each with the task statements prepared (sqlx caches them per
+/// connection, as Go's gate holds its `*sql.Stmt`s), handed out first come, first
+/// served (tokio's semaphore is fair), one checkout per task. sqlx's own pool would
+/// check a connection out per statement and ping it on every release.
 pub struct Gate<DB: Database> {
     permits: Semaphore,
     idle: Mutex<Vec<PoolConnection<DB>>>,
@@ -217,20 +218,34 @@ pub struct Gate<DB: Database> {
 }
 
 impl<DB: Database> Gate<DB> {
-    pub async fn open(pool: &Pool<DB>, dialect: Dialect, size: usize) -> Result<Gate<DB>> {
+    pub async fn open(pool: &Pool<DB>, dialect: Dialect, size: usize) -> Result<Gate<DB>>
+    where
+        for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+        i64: Type<DB>,
+    {
+        let statements = Statements::new(dialect);
+        // Each statement takes one i64: declared, so that the statement sqlx caches is
+        // the one its bound queries use (PostgreSQL: an int8 parameter).
+        let parameters = [<i64 as Type<DB>>::type_info()];
         let mut idle = Vec::with_capacity(size);
         for _ in 0..size {
-            idle.push(
-                pool.acquire()
+            let mut conn = pool
+                .acquire()
+                .await
+                .context(|| "opening the pool's connections")?;
+            for sql in [&statements.update, &statements.by_id, &statements.by_age] {
+                (&mut *conn)
+                    .prepare_with(sql, &parameters)
                     .await
-                    .context(|| "opening the pool's connections")?,
-            );
+                    .context(|| format!("preparing {sql:?}"))?;
+            }
+            idle.push(conn);
         }
         Ok(Gate {
             permits: Semaphore::new(size),
             idle: Mutex::new(idle),
             checkouts: AtomicU64::new(0),
-            statements: Statements::new(dialect),
+            statements,
         })
     }
 
