@@ -19,6 +19,7 @@ import contextlib
 import importlib
 import os
 import pkgutil
+import re
 import signal
 import socket
 import subprocess
@@ -52,17 +53,22 @@ class ServerTool:
 
 def find_program(names, dirs=()) -> str | None:
     """The first of names on PATH (tools.which: cargo/go bins, sbin folders too), else in
-    the globbed dirs, newest last-sorted first (/usr/lib/postgresql/16/bin before 15)."""
+    the globbed dirs, the highest version first (/usr/lib/postgresql/16/bin before 15)."""
     for name in names:
         found = tools.which(name)
         if found:
             return found
     for pattern in dirs:
-        for d in sorted(Path("/").glob(pattern.lstrip("/")), reverse=True):
+        for d in sorted(Path("/").glob(pattern.lstrip("/")), key=_version_key, reverse=True):
             for name in names:
                 if (d / name).is_file() and os.access(d / name, os.X_OK):
                     return str(d / name)
     return None
+
+
+def _version_key(path: Path) -> tuple[int, ...]:
+    """/usr/lib/postgresql/16/bin after .../9/bin: the numbers in the path, as numbers."""
+    return tuple(int(x) for x in re.findall(r"\d+", str(path)))
 
 
 def names() -> list[str]:
