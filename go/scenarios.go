@@ -87,4 +87,14 @@ var catalogue = []catalogueScenario{
 			{name: "pool", typ: typeInt, min: 1, max: 1024, def: 8},
 		},
 	},
+	{
+		name:     "postgres",
+		program:  "gobench-sql",
+		variants: []string{"goroutines"},
+		params: []param{
+			{name: "tasks", typ: typeInt, min: 1, max: 10000000, def: 100000},
+			{name: "rows", typ: typeInt, min: 1, max: 10000000, def: 10000},
+			{name: "pool", typ: typeInt, min: 1, max: 1024, def: 8},
+		},
+	},
 }

@@ -1,8 +1,9 @@
-//! sqlite and mysql: checksums against the setup and task streams recomputed here, and
-//! the failures (missing database, locked database, no server).
+//! sqlite, mysql and postgres: checksums against the setup and task streams recomputed
+//! here, and the failures (missing database, locked database, no server).
 //!
-//! The mysql tests use BENCH_MYSQL_DSN; without it they are skipped with a note, unless
-//! BENCH_REQUIRE_SERVICES=1, which makes a missing DSN a failure.
+//! The mysql tests use BENCH_MYSQL_DSN and the postgres tests BENCH_POSTGRES_DSN; without
+//! it they are skipped with a note, unless BENCH_REQUIRE_SERVICES=1, which makes a
+//! missing DSN a failure.
 
 mod common;
 
@@ -205,4 +206,146 @@ fn mysql_checksum() {
             assert!(r["runtime"]["server_version"].is_string());
         }
     }
+}
+
+#[test]
+fn postgres_without_a_server_fails() {
+    for (bin, _) in BINARIES {
+        for env in [None, Some("")] {
+            let out = run_with_env(
+                bin,
+                &["postgres", "--tasks", "10"],
+                &[("BENCH_POSTGRES_DSN", env)],
+            );
+            assert_eq!(out.code, 1);
+            assert!(
+                out.stderr.contains("BENCH_POSTGRES_DSN is not set"),
+                "{}",
+                out.stderr
+            );
+        }
+
+        // Nothing listens on port 1 of the loopback: refused at once.
+        let dsn = Some("postgres://bench:secret@127.0.0.1:1/bench");
+        for args in [
+            &["postgres", "--tasks", "10"][..],
+            &["setup", "postgres"][..],
+        ] {
+            let started = std::time::Instant::now();
+            let out = run_with_env(bin, args, &[("BENCH_POSTGRES_DSN", dsn)]);
+            assert_eq!(out.code, 1);
+            assert!(
+                out.stderr.contains("cannot connect to 127.0.0.1:1/bench"),
+                "{}",
+                out.stderr
+            );
+            assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+            assert!(
+                !out.stderr.contains("secret"),
+                "the password must not be printed"
+            );
+            assert!(started.elapsed().as_secs() < 10);
+        }
+
+        // A malformed DSN is named, its password not repeated.
+        for dsn in [
+            "mysql://u:s3cret@127.0.0.1:3306/db",
+            "postgres://u:s3cret@127.0.0.1:5432/db?sslmode=require",
+        ] {
+            let out = run_with_env(
+                bin,
+                &["postgres", "--tasks", "10"],
+                &[("BENCH_POSTGRES_DSN", Some(dsn))],
+            );
+            assert_eq!(out.code, 1);
+            assert!(out.stderr.contains("BENCH_POSTGRES_DSN"), "{}", out.stderr);
+            assert!(!out.stderr.contains("s3cret"), "{}", out.stderr);
+        }
+    }
+}
+
+/// The server settings both programs record (postgres.rs SETTINGS_SQL, postgres.go).
+const POSTGRES_SETTINGS: [&str; 10] = [
+    "server_version",
+    "synchronous_commit",
+    "fsync",
+    "wal_sync_method",
+    "full_page_writes",
+    "wal_level",
+    "shared_buffers",
+    "max_connections",
+    "plan_cache_mode",
+    "autovacuum",
+];
+
+#[test]
+fn postgres_checksum() {
+    let Ok(dsn) = std::env::var("BENCH_POSTGRES_DSN") else {
+        if std::env::var("BENCH_REQUIRE_SERVICES").as_deref() == Ok("1") {
+            panic!("BENCH_REQUIRE_SERVICES=1 but BENCH_POSTGRES_DSN is not set");
+        }
+        eprintln!("note: BENCH_POSTGRES_DSN is not set; skipping the postgres checksum test");
+        return;
+    };
+    let env = [("BENCH_POSTGRES_DSN", Some(dsn.as_str()))];
+    // One table: the binaries run one after the other.
+    for (bin, _) in BINARIES {
+        for (tasks, rows, pool) in [
+            ("10", "1000", "4"),
+            ("100", "1000", "4"),
+            ("300", "50", "2"),
+        ] {
+            common::ok_with_env(bin, &["setup", "postgres", "--rows", rows], &env);
+            let r = record_with_env(
+                bin,
+                &["postgres", "--tasks", tasks, "--rows", rows, "--pool", pool],
+                &env,
+            );
+            check(&r, tasks.parse().unwrap(), rows.parse().unwrap());
+            assert_eq!(r["metrics"]["checkouts"], tasks.parse::<u64>().unwrap());
+            let runtime = &r["runtime"];
+            for name in POSTGRES_SETTINGS {
+                assert!(
+                    runtime[name].as_str().is_some_and(|v| !v.is_empty()),
+                    "runtime {name} = {}",
+                    runtime[name]
+                );
+            }
+            assert!(runtime["driver"].as_str().unwrap().starts_with("sqlx 0."));
+        }
+        // A table of another size is a failure, not a different workload.
+        let out = run_with_env(bin, &["postgres", "--tasks", "5", "--rows", "100"], &env);
+        assert_eq!(out.code, 1);
+        assert!(out.stderr.contains("50 rows"), "{}", out.stderr);
+    }
+
+    // What setup leaves: the rows of the setup stream, and a table already analysed.
+    common::ok_with_env(BINARIES[0].0, &["setup", "postgres", "--rows", "50"], &env);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let mut conn = sqlx::PgConnection::connect(&dsn).await.unwrap();
+        let (salary, age, address): (i32, i32, String) =
+            sqlx::query_as("SELECT salary, age, address FROM users WHERE id = 50")
+                .fetch_one(&mut conn)
+                .await
+                .unwrap();
+        let mut lcg = Lcg::new();
+        let draws: Vec<u64> = (0..100).map(|_| lcg.next()).collect();
+        assert_eq!(
+            (salary as u64, age as u64, address.trim_end()),
+            (draws[98] % 201, draws[99] % 100, "address 50")
+        );
+        let (tuples, analysed): (f32, bool) = sqlx::query_as(
+            "SELECT c.reltuples, s.last_analyze IS NOT NULL FROM pg_class c \
+             JOIN pg_stat_user_tables s ON s.relid = c.oid WHERE c.oid = 'users'::regclass",
+        )
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+        assert_eq!((tuples, analysed), (50.0, true));
+        conn.close().await.unwrap();
+    });
 }
