@@ -22,19 +22,24 @@ func since(a instant) time.Duration { return now().sub(a) }
 type window struct {
 	start     instant
 	user, sys time.Duration
+	machine   machineReading
 }
 
-// windowTimes is what a closed window measured.
+// windowTimes is what a closed window measured: its wall time, the process's CPU time
+// in it, and what the whole machine's CPUs did meanwhile (machine.go).
 type windowTimes struct {
 	elapsed   time.Duration
 	user, sys time.Duration
+	machine   machineTimes
 }
 
 // openWindow and close ignore a failure to read the CPU times: newRecord reads them
-// again and fails the run on the same error, as Rust's Usage does.
+// again and fails the run on the same error, as Rust's Usage does. The machine is read
+// just outside the window's clock.
 func openWindow() window {
+	m := machineNow()
 	user, sys, _ := cpuTimes()
-	return window{start: now(), user: user, sys: sys}
+	return window{start: now(), user: user, sys: sys, machine: m}
 }
 
 // maxStretch bounds --stretch: a doubling is more than any calibration needs.
@@ -52,7 +57,8 @@ func (w window) closeStretched(stretch float64) windowTimes {
 		elapsed = since(w.start)
 	}
 	user, sys, _ := cpuTimes()
-	return windowTimes{elapsed: elapsed, user: user - w.user, sys: sys - w.sys}
+	m := w.machine.during(machineNow())
+	return windowTimes{elapsed: elapsed, user: user - w.user, sys: sys - w.sys, machine: m}
 }
 
 // holdOpen injects an exact slowdown for `bench calibrate --inject window` (scaling a

@@ -34,6 +34,7 @@ type record struct {
 	Checksum     uint64          `json:"checksum"`
 	ElapsedS     float64         `json:"elapsed_s"`
 	WindowCPUS   windowCPU       `json:"window_cpu_s"`
+	WindowMach   *windowMachine  `json:"window_machine,omitempty"` // Linux: what the machine's CPUs did in the window
 	LatencyUS    *latencySummary `json:"latency_us"`
 	PeakRSSBytes uint64          `json:"peak_rss_bytes"`
 	BaselineRSS  uint64          `json:"baseline_rss_bytes"`
@@ -95,6 +96,7 @@ func newRecord(inv *invocation, res *result) (*record, error) {
 		Checksum:     res.checksum,
 		ElapsedS:     res.window.elapsed.Seconds(),
 		WindowCPUS:   res.window.cpu(),
+		WindowMach:   res.window.machine.record(),
 		LatencyUS:    res.latency,
 		PeakRSSBytes: peak,
 		BaselineRSS:  baselineRSS,

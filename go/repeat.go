@@ -80,9 +80,15 @@ func medianWindow(ws []windowTimes) windowTimes {
 		n := len(xs)
 		return (xs[(n-1)/2] + xs[n/2]) / 2
 	}
-	return windowTimes{
+	out := windowTimes{
 		elapsed: median(func(w windowTimes) time.Duration { return w.elapsed }),
 		user:    median(func(w windowTimes) time.Duration { return w.user }),
 		sys:     median(func(w windowTimes) time.Duration { return w.sys }),
 	}
+	if ws[0].machine.ok {
+		out.machine = ws[0].machine
+		out.machine.busy = median(func(w windowTimes) time.Duration { return w.machine.busy })
+		out.machine.steal = median(func(w windowTimes) time.Duration { return w.machine.steal })
+	}
+	return out
 }

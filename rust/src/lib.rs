@@ -11,6 +11,7 @@ pub mod cli;
 pub mod files_setup;
 pub mod latency;
 pub mod lcg;
+pub mod machine;
 pub mod outcome;
 pub mod params;
 pub mod program;

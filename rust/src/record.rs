@@ -5,6 +5,7 @@ use crate::build_info;
 use crate::build_info::Build;
 use crate::cli::Invocation;
 use crate::latency::LatencyPair;
+use crate::machine::WindowMachine;
 use crate::outcome::Outcome;
 use crate::repeat::Repeat;
 use crate::runtime::num_cpus;
@@ -28,6 +29,8 @@ pub struct Record {
     checksum: u64,
     elapsed_s: f64,
     window_cpu_s: WindowCpu,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    window_machine: Option<WindowMachine>,
     latency_us: Option<LatencyPair>,
     peak_rss_bytes: u64,
     baseline_rss_bytes: u64,
@@ -65,6 +68,7 @@ impl Record {
             checksum: outcome.checksum,
             elapsed_s: outcome.window.elapsed.as_secs_f64(),
             window_cpu_s: WindowCpu::of(&outcome.window),
+            window_machine: outcome.window.machine.as_ref().map(WindowMachine::of),
             latency_us: outcome.latency,
             peak_rss_bytes: usage.peak_rss_bytes,
             baseline_rss_bytes: crate::sysinfo::baseline_rss_bytes(),

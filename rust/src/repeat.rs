@@ -9,6 +9,7 @@
 //! median of the windows after the first (elapsed, user and system CPU each: one window
 //! in a slow mode cannot move it); every run must give the same checksum.
 
+use crate::machine::MachineTimes;
 use crate::outcome::{Failure, Outcome, Result};
 use crate::window::WindowTimes;
 use serde::Serialize;
@@ -81,10 +82,16 @@ fn median_window(windows: &[WindowTimes]) -> WindowTimes {
         let n = xs.len();
         (xs[(n - 1) / 2] + xs[n / 2]) / 2
     };
+    let machine = windows[0].machine.map(|first| MachineTimes {
+        busy: median(|w| w.machine.map_or(Duration::ZERO, |m| m.busy)),
+        steal: median(|w| w.machine.map_or(Duration::ZERO, |m| m.steal)),
+        ..first
+    });
     WindowTimes {
         elapsed: median(|w| w.elapsed),
         cpu_user: median(|w| w.cpu_user),
         cpu_sys: median(|w| w.cpu_sys),
+        machine,
     }
 }
 
@@ -99,6 +106,7 @@ mod tests {
                 elapsed: Duration::from_millis(ms),
                 cpu_user: Duration::from_millis(ms / 2),
                 cpu_sys: Duration::ZERO,
+                machine: None,
             },
             ..Outcome::default()
         }
@@ -132,6 +140,7 @@ mod tests {
             elapsed: Duration::from_millis(e),
             cpu_user: Duration::from_millis(u),
             cpu_sys: Duration::ZERO,
+            machine: None,
         };
         let got = median_window(&[ms(26, 50), ms(65, 120), ms(25, 49), ms(27, 52), ms(26, 51)]);
         assert_eq!(got.elapsed, Duration::from_millis(26));

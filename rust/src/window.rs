@@ -2,6 +2,7 @@
 //! (setup, runtime start and connection opening stay outside). Mirrors `window` in
 //! go/clock.go.
 
+use crate::machine;
 use crate::sysinfo::cpu_times;
 use serde::Serialize;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -41,23 +42,30 @@ pub struct Window {
     pub start: Instant,
     cpu_user: Duration,
     cpu_sys: Duration,
+    machine: Option<machine::Reading>,
 }
 
-/// What a closed window measured.
+/// What a closed window measured: its wall time, the process's CPU time in it, and
+/// what the whole machine's CPUs did meanwhile (machine.rs; None where the platform
+/// does not say).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct WindowTimes {
     pub elapsed: Duration,
     pub cpu_user: Duration,
     pub cpu_sys: Duration,
+    pub machine: Option<machine::MachineTimes>,
 }
 
 impl Window {
+    /// The machine is read just outside the window's clock.
     pub fn open() -> Window {
+        let machine = machine::now();
         let (cpu_user, cpu_sys) = cpu_times();
         Window {
             start: Instant::now(),
             cpu_user,
             cpu_sys,
+            machine,
         }
     }
 
@@ -76,6 +84,7 @@ impl Window {
             elapsed,
             cpu_user: cpu_user.saturating_sub(self.cpu_user),
             cpu_sys: cpu_sys.saturating_sub(self.cpu_sys),
+            machine: machine::during(self.machine, machine::now()),
         }
     }
 
