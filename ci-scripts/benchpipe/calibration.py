@@ -15,17 +15,10 @@ at that factor and the noise of the runner; `compare` quotes it and takes its
 recommended thresholds as defaults. For each family it also projects, from the A/A
 pairs' own scatter, how many pairs a comparison would need to see the issue's goals (a
 5 % slowdown 19 times in 20, 2 % 4 times in 5): what limits a family that misses them.
-
-`scale_specs(specs, factor)` is also what `bench run --scale F` uses to make a heavier
-(or lighter) workload: it multiplies each scenario's `scale` parameter (catalogue
-Scenario.scale: the one a run's work grows in proportion to, as slower code would; the size
-parameter unless the catalogue says otherwise), rounding integer parameters and keeping them >= the
-parameter's min.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import math
 import os
@@ -43,6 +36,7 @@ from benchpipe import envinfo, measures, multitest, stats, strictjson
 from benchpipe.catalogue import BenchSpec
 from benchpipe.errors import BenchError
 from benchpipe.results import family_id, format_params
+from benchpipe.scaling import scale_specs as scale_specs  # re-exported: commands/run.py calls it here
 
 CALIBRATION_SCHEMA = "gorust-bench.calibration/1"
 DEFAULT_PATH = "calibration.json"
@@ -60,57 +54,6 @@ def stretch_argv(factor: float) -> list[str]:
 
 def describe_injection(inject: str, factor: float) -> str:
     return f"A with its window x{factor:g}" if inject == "window" else f"A scaled by x{factor:g} in size"
-
-
-# ---------------------------------------------------------------- scaling (also for `run --scale`)
-
-def scale_params(scenario, params: dict, factor: float) -> dict:
-    """params with the scenario's scale parameter (Scenario.scale, the one a run's work grows
-    in proportion to, as slower code would) multiplied by factor (ints rounded, >= min)."""
-    name = scenario.scale
-    param = scenario.params[name]
-    value = params.get(name, param.default)
-    if not isinstance(value, (int, float)) or isinstance(value, bool):
-        raise BenchError(f"{scenario.name}: scale parameter {name} = {value!r} cannot be scaled")
-    new = value * factor
-    if param.type == "int":
-        new = int(round(new))
-    if param.min is not None:
-        new = max(new, param.min if param.type != "int" else int(math.ceil(param.min)))
-    return {**params, name: new}
-
-
-def scaled_params(spec: BenchSpec, factor: float) -> dict:
-    """The spec's params with the scale parameter scaled (see scale_params)."""
-    return scale_params(spec.scenario, spec.params, factor)
-
-
-def scale_key(key: dict, factor: float, cat=None) -> dict:
-    """A results key (Contract 2) as it reads after `run --scale factor`; keys of scenarios
-    the catalogue does not know are returned unchanged."""
-    from benchpipe import catalogue
-    cat = cat or catalogue.load()
-    sc = cat.scenarios.get(key["scenario"])
-    if sc is None or sc.scale not in key["params"]:
-        return key
-    return {**key, "params": scale_params(sc, key["params"], factor)}
-
-
-def scale_spec(spec: BenchSpec, factor: float) -> BenchSpec:
-    return dataclasses.replace(spec, params=scaled_params(spec, factor))
-
-
-def scale_specs(specs: list[BenchSpec], factor: float) -> list[BenchSpec]:
-    """Every spec with its scenario's scale parameter scaled by factor (pure function)."""
-    if not (factor > 0 and math.isfinite(factor)):
-        raise BenchError(f"scale factor must be a positive number, not {factor!r}")
-    return [scale_spec(s, factor) for s in specs]
-
-
-def effective_factor(spec: BenchSpec, scaled: BenchSpec) -> float:
-    """The ratio really obtained after rounding (e.g. 16 tasks * 1.05 -> 17: 1.0625)."""
-    name = spec.scenario.scale
-    return scaled.params[name] / spec.params[name]
 
 
 # ---------------------------------------------------------------- pairs needed (what limits a family)

@@ -13,7 +13,7 @@ import math
 import re
 from dataclasses import dataclass, field, replace
 
-from benchpipe import measures, multitest, stats
+from benchpipe import catalogue, measures, multitest, scaling, stats
 from benchpipe.errors import UsageError
 from benchpipe.results import family_id, format_params, key_id
 
@@ -193,9 +193,7 @@ def plan_pairs(docs: list, names: list, base: str | None = None, head: str | Non
         if base or head:
             raise UsageError("--base/--head select sides inside one results file; with two files the first is the base")
         if head_scale and head_scale != 1:
-            from benchpipe import catalogue
-            cat = catalogue.load()
-            return "files", [(names[0], names[1], a, b, _ScaledIdent(head_scale, cat))]
+            return "files", [(names[0], names[1], a, b, _ScaledIdent(head_scale, catalogue.load()))]
         ids_a = {_id_without_label(x["key"]) for x in a}
         ids_b = {_id_without_label(x["key"]) for x in b}
         ident = _id_without_label
@@ -233,8 +231,7 @@ class _ScaledIdent:
         self.factor, self.cat = factor, cat
 
     def base(self, key: dict) -> str:
-        from benchpipe.calibration import scale_key
-        return _id_without_label(scale_key(key, self.factor, self.cat))
+        return _id_without_label(scaling.scale_key(key, self.factor, self.cat))
 
     def __call__(self, key: dict) -> str:
         return _id_without_label(key)

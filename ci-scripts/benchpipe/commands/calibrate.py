@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from benchpipe import ROOT, calibration, catalogue, multitest, runner, stats, toolchains, tools
+from benchpipe import ROOT, calibration, catalogue, multitest, runner, scaling, stats, toolchains, tools
 from benchpipe.commands import run as run_command
 from benchpipe.commands.catalogue import add_filter_arguments, select
 from benchpipe.compare import METRICS
@@ -135,8 +135,8 @@ def _calibrate_family(spec, built, hyperfine, runs, args, preset, work: Path, ta
     """The family's three sides as jobs of `bench run` (A, A', B labelled a, a2, b), run
     as one interleaved group per repeat, and judged as `bench compare` judges."""
     if args.inject == "size":
-        slower = calibration.scale_spec(spec, args.factor)
-        eff = calibration.effective_factor(spec, slower)
+        slower = scaling.scale_spec(spec, args.factor)
+        eff = scaling.effective_factor(spec, slower)
     else:
         slower, eff = spec, args.factor
     # One copy of the program for the three sides, as `bench run` runs byte-identical sides.
