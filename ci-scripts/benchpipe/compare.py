@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 
 from benchpipe import catalogue, measures, multitest, scaling, stats
 from benchpipe.errors import UsageError
-from benchpipe.results import family_id, format_params, key_id
+from benchpipe.results import family_id, format_params, is_ab, key_id
 
 COMPARE_SCHEMA = "gorust-bench.compare/1"
 
@@ -375,6 +375,35 @@ def compare_docs(docs: list, names: list, settings: Settings | None = None, base
     out = correct(out, settings, looks)
     out.sort(key=lambda c: (SEVERITY[c.verdict], c.id, toolchain_order(c.head)))
     return Report(mode, list(names), settings, out, calibration, docs[-1].get("env"), head_scale)
+
+
+# ---------------------------------------------------------------- compiler versions, for the history
+
+def _round(x):
+    return None if x is None else float(f"{x:.6g}")
+
+
+def toolchain_verdicts(doc: dict) -> dict[str, dict]:
+    """benchmark id -> its comparison with the next older toolchain of its language in
+    the same run (measured interleaved on one runner: the toolchains mode, paired, the
+    statistics of pull requests), as the history keeps it (an entry's `versus`). Empty
+    for A/B runs and single-toolchain runs."""
+    if is_ab(doc) or not has_pairs(doc) or not any(b["records"] for b in doc["benchmarks"]):
+        return {}  # (no records: a synthetic history has no timed windows to compare)
+    chan = {b["key"]["toolchain"]: b.get("channel") for b in doc["benchmarks"]}
+    report = compare_docs([doc], ["results"])
+    out = {}
+    for c in report.comparisons:
+        if c.verdict in (MISSING, FAILED, SKIPPED) or c.key["toolchain"] != c.head:
+            continue
+        v = {"toolchain": c.base, "verdict": c.verdict, "metrics": {}}
+        if chan.get(c.base):
+            v["channel"] = chan[c.base]
+        for m, sc in c.metrics.items():
+            v["metrics"][m] = {k: _round(getattr(sc, k)) for k in ("ratio", "ci_low", "ci_high", "p_value", "resolution")}
+            v["metrics"][m]["verdict"] = sc.verdict
+        out[key_id(c.key)] = v
+    return out
 
 
 def worst_ratio(c: BenchComparison) -> float:

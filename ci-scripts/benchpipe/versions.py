@@ -1,6 +1,6 @@
 """The Compiler versions page's data: per OS, every benchmark's newer compiler against
 the next older one of its language, measured in the same run on one runner (the
-history entries' `versus`, written by `history.toolchain_verdicts`), regressions first,
+history entries' `versus`, from `compare.toolchain_verdicts`), regressions first,
 with how that ratio moved over the nights.
 
 A row is one series' newest point that carries a verdict; its trail is the same

@@ -73,7 +73,7 @@ def sets(docs: list[dict]) -> dict[str, list[dict]]:
         if results_mod.is_ab(doc):
             continue
         by_set: dict[str, list[dict]] = {}
-        for e in entry_records(doc, run_id_of(doc), verdicts=False):
+        for e in entry_records(doc, run_id_of(doc)):
             by_set.setdefault(set_of(e), []).append(e)
         for name, entries in by_set.items():
             for bench in benches(entries):
