@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 from scipy import stats as sps
 
-from benchpipe import envinfo, measures, multitest, stats, strictjson
+from benchpipe import compare, envinfo, measures, multitest, stats, strictjson
 from benchpipe.catalogue import BenchSpec
 from benchpipe.errors import BenchError
 from benchpipe.results import family_id, format_params
@@ -64,10 +64,9 @@ GOALS = ((0.05, 0.95), (0.02, 0.80))
 
 def pair_log_ratios(rounds: list[tuple[dict, dict, dict]], metric: str, side: int) -> list[float]:
     """log(X_i / A_i) of every pair of every round, X the round's side `side` (1: A', 2: B)."""
-    from benchpipe.compare import metric_samples
     d = []
     for r in rounds:
-        xs, ys = metric_samples(r[0], metric), metric_samples(r[side], metric)
+        xs, ys = compare.metric_samples(r[0], metric), compare.metric_samples(r[side], metric)
         if len(xs) == len(ys):
             d.extend(math.log(y / x) for x, y in zip(xs, ys) if x > 0 and y > 0)
     return d
@@ -138,7 +137,6 @@ def family_result(spec: BenchSpec, factor_eff: float, rounds: list[tuple[dict, d
     time in the window ("aa_cpu", "ab_cpu") and memory ("aa_memory": false alarms only)
     beside it; and what a pull request's report shows of the benchmark as a whole
     ("aa_any": a flag on any metric; "ab_any": a regression on the window or CPU time)."""
-    from benchpipe import compare
     looks = looks or multitest.Looks.fixed()
     settings = compare.Settings(alpha=alpha, threshold=threshold, seed=seed)
     got: dict[str, list] = {k: [] for k in ("aa", "ab", "aa_cpu", "ab_cpu", "aa_memory")}

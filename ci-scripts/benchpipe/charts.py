@@ -31,7 +31,7 @@ from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
 
-from benchpipe import trends, units, versions
+from benchpipe import catalogue, trends, units, versions
 from benchpipe.errors import BenchError
 from benchpipe.history import primary_time
 from benchpipe.results import family_id, format_params
@@ -42,7 +42,6 @@ GREY = "#555555"
 @lru_cache(maxsize=1)
 def _builds():
     """Build name -> catalogue Build (label, colour, dash): names live in the catalogue."""
-    from benchpipe import catalogue
     return catalogue.load().builds
 
 
@@ -499,8 +498,6 @@ def render(charts: list[Chart], outdir: Path, workdir: Path, jobs: int | None = 
 def version_charts(model: trends.Model, datadir: Path) -> list[Chart]:
     """Per OS, language and pair of channels: how the newer compiler's time ratio against
     the older moved over the nights (the history entries' `versus`, same-run verdicts)."""
-    import math
-
     groups: dict[tuple[str, str, str, str], dict[str, list[float]]] = {}
     for s in model.series.values():
         for e in s.entries:

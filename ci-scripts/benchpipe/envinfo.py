@@ -32,7 +32,7 @@ def _run(argv: list[str], cwd=None) -> str:
 
 
 def _windows_cpu_name() -> str:
-    import winreg
+    import winreg  # exists on Windows only
     with winreg.OpenKey(winreg.HKEY_LOCAL_MACHINE, r"HARDWARE\DESCRIPTION\System\CentralProcessor\0") as k:
         return str(winreg.QueryValueEx(k, "ProcessorNameString")[0])
 
@@ -66,7 +66,7 @@ def memory_bytes() -> int:
         if sys.platform == "darwin":
             return int(_run(["sysctl", "-n", "hw.memsize"]) or 0)
         if sys.platform == "win32":
-            import ctypes
+            import ctypes  # only here, on Windows: GlobalMemoryStatusEx
 
             class MemStatus(ctypes.Structure):
                 _fields_ = [("dwLength", ctypes.c_ulong), ("dwMemoryLoad", ctypes.c_ulong),

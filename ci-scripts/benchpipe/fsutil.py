@@ -9,7 +9,10 @@ import hashlib
 import json
 import os
 import tempfile
+import time
 from pathlib import Path
+
+from benchpipe.errors import BenchError
 
 
 def sha256_file(path) -> str:
@@ -50,7 +53,7 @@ LOCK_WAIT_S = 600.0  # how long a writer waits for another, on every OS
 def _try_lock(fh) -> bool:
     """One non-blocking attempt: flock on Unix, a one-byte msvcrt range lock on Windows."""
     try:
-        import fcntl
+        import fcntl  # imported here: there is no fcntl on Windows, and no msvcrt elsewhere
     except ImportError:
         import msvcrt
         try:
@@ -71,10 +74,6 @@ def file_lock(root: Path, wait_s: float = LOCK_WAIT_S):
     """Serialise writers of one directory on one machine (several `history add` into one
     history). Every OS waits the same bounded time (msvcrt's own blocking lock gives up
     after 10 s, flock would wait for ever), then fails with a one-line error."""
-    import time
-
-    from benchpipe.errors import BenchError
-
     root = Path(root)
     root.mkdir(parents=True, exist_ok=True)
     fh = open(root / ".lock", "a+")

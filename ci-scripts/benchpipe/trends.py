@@ -19,9 +19,10 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from benchpipe import changepoints
 from benchpipe.fsutil import atomic_write_json
 from benchpipe.history import channel, primary_time
-from benchpipe.results import family_id, format_params
+from benchpipe.results import family_id, format_params, key_id
 
 LANGS = ("go", "rust")
 
@@ -36,8 +37,6 @@ def _detect_one(args) -> list[dict]:
     medians, commit, previous_commit). The adapter over benchpipe.changepoints.detect
     (E-Divisive means). `start` > 0 analyses only
     points[start:] (indices shifted back to the whole series)."""
-    from benchpipe import changepoints
-
     commits, dates, values, options, start = args
     points = [changepoints.Point(c, d, v) for c, d, v in zip(commits[start:], dates[start:], values[start:])]
     out = []
@@ -190,8 +189,6 @@ class Model:
 
 def build(hist, cat, detect: bool = True, cache_path: Path | None = None, jobs: int | None = None,
           cp_options: dict | None = None) -> Model:
-    from benchpipe.results import key_id
-
     series: dict[str, Series] = {}
     for e in hist.entries:  # sorted by date
         if e["key"].get("label"):  # A/B sides are PR artefacts, not trends

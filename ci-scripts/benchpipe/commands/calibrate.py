@@ -12,12 +12,16 @@ import sys
 import time
 from pathlib import Path
 
+from rich.markup import escape
+from rich.table import Table
+
 from benchpipe import ROOT, calibration, catalogue, multitest, runner, scaling, stats, toolchains, tools
 from benchpipe.commands import run as run_command
 from benchpipe.commands.catalogue import add_filter_arguments, select
 from benchpipe.compare import METRICS
 from benchpipe.errors import BenchError, UsageError
 from benchpipe.fsutil import atomic_write_json
+from benchpipe.terminal import wide_console
 
 NAME = "calibrate"
 HELP = "measure this machine's false-alarm rate (A/A) and detection rate (A vs A made F times slower)"
@@ -198,9 +202,6 @@ def _needed(goal: dict, threshold: float) -> str:
 
 def _limits_table(doc: dict):
     """What limits each family: the A/A pairs' scatter and the pairs the goals need."""
-    from rich.markup import escape
-    from rich.table import Table
-
     level = next((f["flag_level"] for f in doc["families"] if f.get("flag_level")), None)
     never = any(change <= doc["threshold"] for change, _ in calibration.GOALS)
     t = Table(title="pairs a comparison needs, projected from the A/A pairs' scatter"
@@ -218,11 +219,6 @@ def _limits_table(doc: dict):
 
 
 def _print(doc: dict) -> None:
-    from rich.markup import escape
-    from rich.table import Table
-
-    from benchpipe.terminal import wide_console
-
     inject = doc.get("inject", "size")
     t = Table(title=f"calibration: A/A and A vs {calibration.describe_injection(inject, doc['factor'])} "
                     f"({doc['runs']} runs a side, alpha {doc['alpha']} "

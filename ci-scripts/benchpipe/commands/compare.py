@@ -10,11 +10,15 @@ import json
 import os
 from pathlib import Path
 
+from rich.table import Table
+from rich.text import Text
+
 from benchpipe import calibration, multitest, results, schema, stats
 from benchpipe.compare import METRICS, Report, Settings, compare_docs, has_pairs
 from benchpipe.errors import UsageError
 from benchpipe.fsutil import atomic_write_text
 from benchpipe.report import compare_md
+from benchpipe.terminal import wide_console
 
 NAME = "compare"
 HELP = ("A/B verdicts per benchmark: ratio with CI; paired signed-rank test on interleaved pairs "
@@ -113,11 +117,6 @@ def run(args) -> int:
 
 def print_report(report: Report) -> None:
     """The verdicts as a terminal table, and the counts under it."""
-    from rich.table import Table
-    from rich.text import Text
-
-    from benchpipe.terminal import wide_console
-
     style = {stats.REGRESSION: "bold red", stats.IMPROVEMENT: "green", "failed": "yellow", "missing": "yellow", "skipped": "dim",
              stats.TOO_FEW: "dim"}
     sides = sorted({(c.base, c.head) for c in report.comparisons})

@@ -15,7 +15,10 @@ exact toolchain of the point.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from benchpipe import results as results_mod
+from benchpipe.fsutil import atomic_write_json
 from benchpipe.history import channel, entry_records, primary_time, run_id_of
 
 
@@ -31,10 +34,6 @@ def file_name(set_: str) -> str:
 
 def write_sets(folder, docs: list[dict]) -> list[dict]:
     """One file per set in folder; [{name, file}] (the publish workflow's matrix)."""
-    from pathlib import Path
-
-    from benchpipe.fsutil import atomic_write_json
-
     out = []
     for name, bs in sorted(sets(docs).items()):
         atomic_write_json(Path(folder) / file_name(name), bs)

@@ -16,6 +16,9 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
+from rich.table import Table
+from rich.text import Text
+
 from benchpipe import catalogue as catalogue_mod
 from benchpipe import measures, units
 from benchpipe.report import md as markdown
@@ -179,9 +182,6 @@ def markdown_text(doc: dict) -> str:
 
 
 def print_terminal(doc: dict, console) -> None:
-    from rich.table import Table
-    from rich.text import Text
-
     rs = rows(doc)
     for scenario in dict.fromkeys(r.scenario for r in rs):
         t = Table(title=f"{scenario}  (preset {doc['env']['preset']})", title_justify="left")
