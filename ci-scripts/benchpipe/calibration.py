@@ -23,9 +23,7 @@ import itertools
 import math
 import os
 import platform
-import shutil
 import statistics
-import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -307,11 +305,3 @@ def load(path) -> dict:
 
 def describe_family(spec: BenchSpec) -> str:
     return f"{spec.scenario.name}/{spec.variant}/{spec.build.name}/{format_params(spec.params)}"
-
-
-def scratch_dir() -> Path:
-    return Path(tempfile.mkdtemp(prefix="bench-calibrate-"))
-
-
-def remove_dir(path: Path) -> None:
-    shutil.rmtree(path, ignore_errors=True)

@@ -9,7 +9,6 @@ Output: a `Report` (to_json() is the machine-readable form, schema
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, field, replace
 
@@ -404,9 +403,3 @@ def toolchain_verdicts(doc: dict) -> dict[str, dict]:
             v["metrics"][m]["verdict"] = sc.verdict
         out[key_id(c.key)] = v
     return out
-
-
-def worst_ratio(c: BenchComparison) -> float:
-    """The ratio furthest from 1 among the metrics (for sorting and summaries)."""
-    rs = [m.ratio for m in c.metrics.values() if m.ratio is not None and m.ratio > 0]
-    return max(rs, key=lambda r: abs(math.log(r)) if math.isfinite(r) else math.inf) if rs else 1.0

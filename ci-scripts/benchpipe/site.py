@@ -25,13 +25,11 @@ from benchpipe import ROOT, measures, trends, units, versions
 from benchpipe import catalogue as catalogue_mod
 from benchpipe import charts as charts_mod
 from benchpipe import history as history_mod
-from benchpipe.errors import BenchError
 from benchpipe.fsutil import atomic_write_text
 from benchpipe.history import primary_time
 from benchpipe.results import family_id, format_params
 
 SITE_SOURCE = ROOT / "gh-pages"
-MANAGED_DIRS = ("assets", "charts", "data")
 
 
 @dataclass
@@ -308,8 +306,3 @@ def _swap_dir(new: Path, target: Path) -> None:
         target.rename(old)
     new.rename(target)
     shutil.rmtree(old, ignore_errors=True)
-
-
-def check_templates() -> None:
-    if not (SITE_SOURCE / "templates").is_dir():
-        raise BenchError(f"{SITE_SOURCE}/templates: the site's templates are missing")

@@ -24,9 +24,6 @@ from benchpipe.fsutil import atomic_write_json
 from benchpipe.history import channel, primary_time
 from benchpipe.results import family_id, format_params, key_id
 
-LANGS = ("go", "rust")
-
-
 # --------------------------------------------------------------------------- change-point adapter
 
 WINDOW = 120  # nightly re-analysis looks at this many newest points; older change points are kept
