@@ -1,6 +1,7 @@
 """Atomic file writes: write a sibling temp file, flush it to disk, rename over the
 target. A reader (or a killed writer) sees the old file or the new one, never half.
-And a lock that serialises writers of one directory on one machine; a file's digest."""
+Likewise a whole directory swapped for a new one. And a lock that serialises writers of
+one directory on one machine; a file's digest."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import contextlib
 import hashlib
 import json
 import os
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -45,6 +47,17 @@ def atomic_write_text(path: Path, text: str) -> None:
 def atomic_write_json(path: Path, doc, indent: int | None = 1) -> None:
     # allow_nan=False: NaN and Infinity are not JSON; nothing here writes them
     atomic_write_text(path, json.dumps(doc, indent=indent, sort_keys=False, allow_nan=False) + "\n")
+
+
+def swap_dir(new: Path, target: Path) -> None:
+    """Replace directory target by new (a sibling) with two renames: a reader sees the
+    old one or the new one, whole."""
+    old = target.with_name(f".{target.name}-old")
+    shutil.rmtree(old, ignore_errors=True)
+    if target.exists():
+        target.rename(old)
+    new.rename(target)
+    shutil.rmtree(old, ignore_errors=True)
 
 
 LOCK_WAIT_S = 600.0  # how long a writer waits for another, on every OS

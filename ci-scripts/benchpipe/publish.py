@@ -41,6 +41,7 @@ from benchpipe import compare, history, site
 from benchpipe import results as results_mod
 from benchpipe.errors import BenchError
 from benchpipe.export import data_js
+from benchpipe.fsutil import swap_dir
 
 HISTORY_DIR = "history"
 DATA_JS = "dev/bench/data.js"
@@ -226,9 +227,4 @@ def export(wt: Path, out: Path) -> None:
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}-new-", dir=out.parent))
     shutil.rmtree(tmp)
     shutil.copytree(wt, tmp, ignore=shutil.ignore_patterns(".git", ".lock"))
-    old = out.with_name(f".{out.name}-old")
-    shutil.rmtree(old, ignore_errors=True)
-    if out.exists():
-        out.rename(old)
-    tmp.rename(out)
-    shutil.rmtree(old, ignore_errors=True)
+    swap_dir(tmp, out)

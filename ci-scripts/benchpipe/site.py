@@ -25,7 +25,7 @@ from benchpipe import ROOT, measures, trends, units, versions
 from benchpipe import catalogue as catalogue_mod
 from benchpipe import charts as charts_mod
 from benchpipe import history as history_mod
-from benchpipe.fsutil import atomic_write_text
+from benchpipe.fsutil import atomic_write_text, swap_dir
 from benchpipe.history import primary_time
 from benchpipe.results import family_id, format_params
 
@@ -233,7 +233,7 @@ def _render(out, history_dir, rep, t0, detect, jobs, cp_options, site_url, repo_
     png_os = "linux" if any("linux" in i["oses"] for i in model.scenarios.values()) else \
         (sorted({o for i in model.scenarios.values() for o in i["oses"]}) or [None])[0]
     rep.charts = charts_mod.make_all(model, cat, tmp_charts, jobs=jobs, png_os=png_os, keep_sources=keep_chart_sources)
-    _swap_dir(tmp_charts, out / "charts")
+    swap_dir(tmp_charts, out / "charts")
     rep.timings["charts"] = time.perf_counter() - t
 
     t = time.perf_counter()
@@ -280,12 +280,12 @@ def _render(out, history_dir, rep, t0, detect, jobs, cp_options, site_url, repo_
     pages["about.html"] = env.get_template("about.html.j2").render(
         page="about", presets=cat.presets, builds=cat.builds, catalogue=cat, machines=machines(model), cp_options=cp_options or {},
         toolchains=sorted({(r["os"], tc, v) for r in hist.runs.values() for tc, v in r["toolchains"].items()}), **common)
-    _swap_dir(tmp_data, out / "data")
+    swap_dir(tmp_data, out / "data")
 
     tmp_assets = out / ".assets-new"
     shutil.rmtree(tmp_assets, ignore_errors=True)
     shutil.copytree(SITE_SOURCE / "static", tmp_assets)
-    _swap_dir(tmp_assets, out / "assets")
+    swap_dir(tmp_assets, out / "assets")
     for old in out.glob("scenario-*.html"):
         if old.name not in pages:
             old.unlink()
@@ -296,13 +296,3 @@ def _render(out, history_dir, rep, t0, detect, jobs, cp_options, site_url, repo_
     rep.timings["pages"] = time.perf_counter() - t
     rep.timings["total"] = time.perf_counter() - t0
     return rep
-
-
-def _swap_dir(new: Path, target: Path) -> None:
-    """Replace directory target by new with two renames (readers see old or new)."""
-    old = target.with_name(f".{target.name}-old")
-    shutil.rmtree(old, ignore_errors=True)
-    if target.exists():
-        target.rename(old)
-    new.rename(target)
-    shutil.rmtree(old, ignore_errors=True)
