@@ -19,6 +19,13 @@ GITHUB_VARS = ("GITHUB_REPOSITORY", "GITHUB_RUN_ID", "GITHUB_RUN_ATTEMPT", "GITH
                "GITHUB_SERVER_URL", "RUNNER_NAME", "RUNNER_OS", "RUNNER_ARCH", "ImageOS", "ImageVersion")
 
 
+def repo_url() -> str:
+    """The repository's web address from the GitHub Actions context (commit links on the
+    site and in data.js); "" outside Actions."""
+    server, repo = os.environ.get("GITHUB_SERVER_URL"), os.environ.get("GITHUB_REPOSITORY")
+    return f"{server}/{repo}" if server and repo else ""
+
+
 def os_name() -> str:
     return {"darwin": "macos", "win32": "windows"}.get(sys.platform, "linux")
 

@@ -13,10 +13,9 @@ import sys
 import time
 from pathlib import Path
 
-from benchpipe import ROOT, publish, results
+from benchpipe import ROOT, envinfo, publish, results
 from benchpipe.commands import compare as compare_cmd
 from benchpipe.commands import doctor as doctor_cmd
-from benchpipe.commands import publish as publish_cmd
 from benchpipe.commands import run as run_cmd
 from benchpipe.commands.catalogue import add_filter_arguments
 from benchpipe.compare import has_pairs
@@ -80,7 +79,7 @@ def run(args) -> int:
               file=sys.stderr)
 
     _step(4, total, f"history, charts and site (local gh-pages: {args.pages})")
-    publish.publish(args.pages, "gh-pages", [results_file], out=args.site, repo_url=publish_cmd.default_repo_url())
+    publish.publish(args.pages, "gh-pages", [results_file], out=args.site, repo_url=envinfo.repo_url())
 
     ok = sum(b["status"] == "ok" for b in doc["benchmarks"])
     failed = [b for b in doc["benchmarks"] if b["status"] == "failed"]
