@@ -27,9 +27,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from benchpipe import measures, strictjson
-from benchpipe import results as results_mod
-from benchpipe import schema as schema_mod
+from benchpipe import measures, results, schema, strictjson
 from benchpipe.errors import BenchError
 from benchpipe.fsutil import atomic_write_text, file_lock
 from benchpipe.stats import summarize
@@ -76,7 +74,7 @@ _DEFS = {"entries": "entries_file", "runs": "runs_file", "entry": "entry", "run"
 
 
 def record_problems(record, kind: str) -> list[str]:
-    return schema_mod.problems_at(record, "history", _DEFS[kind])
+    return schema.problems_at(record, "history", _DEFS[kind])
 
 
 # Digests of records that passed the schema in this process. A record whose content
@@ -127,7 +125,7 @@ def file_problems(path: Path, doc, rel: str) -> list[str]:
         if kind == "entries":
             if rec["os"] != doc["os"] or rec["key"]["scenario"] != doc["scenario"]:
                 found.append(f"{where}: os/scenario do not match the file")
-            if rec["id"] != results_mod.key_id(rec["key"]):
+            if rec["id"] != results.key_id(rec["key"]):
                 found.append(f"{where}.id: {rec['id']!r} does not match its key")
         ident = rec["run"] if kind == "runs" else (rec["run"], rec["id"])
         if ident in seen:

@@ -37,8 +37,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchpipe import compare, history, site
-from benchpipe import results as results_mod
+from benchpipe import compare, history, results, site
 from benchpipe.errors import BenchError
 from benchpipe.export import data_js
 from benchpipe.fsutil import swap_dir
@@ -116,7 +115,7 @@ def _pause(stage: str) -> None:
 def publish(remote: str, branch: str, results_paths, *, site_url: str = "", repo_url: str = "",
             out: Path | None = None, retries: int = 15, jobs: int | None = None, detect: bool = True,
             log=print) -> PublishReport:
-    docs = [(str(p), results_mod.load(p)) for p in results_paths]  # every input valid before anything else
+    docs = [(str(p), results.load(p)) for p in results_paths]  # every input valid before anything else
     versus = [compare.toolchain_verdicts(doc) for _, doc in docs]  # once: every attempt adds the same runs
     if is_local(remote):
         remote = ensure_local_remote(remote, branch)

@@ -21,10 +21,7 @@ from pathlib import Path
 
 import jinja2
 
-from benchpipe import ROOT, measures, trends, units, versions
-from benchpipe import catalogue as catalogue_mod
-from benchpipe import charts as charts_mod
-from benchpipe import history as history_mod
+from benchpipe import ROOT, catalogue, charts, history, measures, trends, units, versions
 from benchpipe.fsutil import atomic_write_text, swap_dir
 from benchpipe.history import primary_time
 from benchpipe.results import family_id, format_params
@@ -216,8 +213,8 @@ def render(history_dir, out_dir, *, site_url: str = "", repo_url: str = "", jobs
 
 
 def _render(out, history_dir, rep, t0, detect, jobs, cp_options, site_url, repo_url, keep_chart_sources):
-    cat = catalogue_mod.load()
-    hist = history_mod.load(history_dir)
+    cat = catalogue.load()
+    hist = history.load(history_dir)
     rep.runs, rep.entries = len(hist.runs), len(hist.entries)
     rep.timings["load"] = time.perf_counter() - t0
 
@@ -232,7 +229,7 @@ def _render(out, history_dir, rep, t0, detect, jobs, cp_options, site_url, repo_
     tmp_charts.mkdir(parents=True)
     png_os = "linux" if any("linux" in i["oses"] for i in model.scenarios.values()) else \
         (sorted({o for i in model.scenarios.values() for o in i["oses"]}) or [None])[0]
-    rep.charts = charts_mod.make_all(model, cat, tmp_charts, jobs=jobs, png_os=png_os, keep_sources=keep_chart_sources)
+    rep.charts = charts.make_all(model, cat, tmp_charts, jobs=jobs, png_os=png_os, keep_sources=keep_chart_sources)
     swap_dir(tmp_charts, out / "charts")
     rep.timings["charts"] = time.perf_counter() - t
 

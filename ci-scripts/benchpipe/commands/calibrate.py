@@ -16,8 +16,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from benchpipe import ROOT, calibration, catalogue, multitest, runner, scaling, stats, toolchains, tools
-from benchpipe.commands import run as run_command
 from benchpipe.commands.catalogue import add_filter_arguments, select
+from benchpipe.commands.run import add_repeat_argument, repeat_s
 from benchpipe.compare import METRICS
 from benchpipe.errors import BenchError, UsageError
 from benchpipe.fsutil import atomic_write_json
@@ -49,7 +49,7 @@ def add_arguments(p):
     p.add_argument("--alpha", type=float, default=stats.DEFAULT_ALPHA, help=f"significance level (default: {stats.DEFAULT_ALPHA})")
     p.add_argument("--threshold", type=float, default=stats.DEFAULT_THRESHOLD,
                    help=f"practical threshold, relative (default: {stats.DEFAULT_THRESHOLD})")
-    run_command.add_repeat_argument(p)
+    add_repeat_argument(p)
     p.add_argument("--builds", default=str(ROOT / ".bench" / "build"),
                    help="folder with the build manifest of `bench build` (default: .bench/build)")
     p.add_argument("--out", default=calibration.DEFAULT_PATH, help="where to write calibration.json (default: ./calibration.json)")
@@ -91,7 +91,7 @@ def run(args) -> int:
     tests = args.tests or len(cat.benchmarks(args.preset)) * len(METRICS)
     seq = runner.sequential_design(runs, args.max_runs or runner.default_max_runs(runs, preset.sample_budget_s),
                                    args.alpha, args.threshold, tests=tests, budget_s=preset.sample_budget_s)
-    plan = runner.repeat_plan(run_command.repeat_s(args.repeat_s, preset))
+    plan = runner.repeat_plan(repeat_s(args.repeat_s, preset))
     specs = select(cat, args.preset, args)
     specs = [s for s in specs if s.scenario.name != "mysql" or os.environ.get("BENCH_MYSQL_DSN")]
     if args.per_scenario:

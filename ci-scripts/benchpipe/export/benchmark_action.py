@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchpipe import results as results_mod
+from benchpipe import results
 from benchpipe.fsutil import atomic_write_json
 from benchpipe.history import channel, entry_records, primary_time, run_id_of
 
@@ -50,7 +50,7 @@ def benches(entries: list[dict]) -> list[dict]:
     """customSmallerIsBetter benches of history entries (history.entry_records)."""
     out = []
     for e in sorted(entries, key=lambda x: x["id"]):
-        fam = results_mod.family_id(e["key"]) + (f"#{e['key']['label']}" if e["key"].get("label") else "")
+        fam = results.family_id(e["key"]) + (f"#{e['key']['label']}" if e["key"].get("label") else "")
         t, m = primary_time(e), e["memory_bytes"]
         tc = e["key"]["toolchain"]
         out.append({"name": f"{fam} time", "value": t["median"], "unit": "s",
@@ -69,7 +69,7 @@ def sets(docs: list[dict]) -> dict[str, list[dict]]:
     out: dict[str, list[dict]] = {}
     seen: dict[str, set[str]] = {}
     for doc in docs:
-        if results_mod.is_ab(doc):
+        if results.is_ab(doc):
             continue
         by_set: dict[str, list[dict]] = {}
         for e in entry_records(doc, run_id_of(doc)):

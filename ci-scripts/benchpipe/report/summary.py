@@ -19,9 +19,8 @@ from dataclasses import dataclass
 from rich.table import Table
 from rich.text import Text
 
-from benchpipe import catalogue as catalogue_mod
-from benchpipe import measures, units
-from benchpipe.report import md as markdown
+from benchpipe import catalogue, measures, units
+from benchpipe.report import md
 
 MiB = 1024 * 1024
 
@@ -71,7 +70,7 @@ class Row:
 
 
 def rows(doc: dict, cat=None) -> list[Row]:
-    cat = cat or catalogue_mod.load()
+    cat = cat or catalogue.load()
     out = []
     for b in doc["benchmarks"]:
         k = b["key"]
@@ -153,7 +152,7 @@ def markdown_text(doc: dict) -> str:
     rs = rows(doc)
     failed = sum(r.status == "failed" for r in rs)
     skipped = sum(r.status == "skipped" for r in rs)
-    e = markdown.escape
+    e = md.escape
     lines = [f"## Go vs Rust: preset {e(env['preset'])}", "",
              f"{e(env['os'])} {e(env['arch'])}, {e(env['cpu_model'])}, {env['cores']} cores, "
              f"{env['memory_bytes'] / 2**30:.1f} GiB; commit {e(env['commit'][:12])} ({e(env['branch'])}); "
@@ -176,7 +175,7 @@ def markdown_text(doc: dict) -> str:
         lines.append(f"### {e(scenario)}")
         lines.append("")
         body = [[e(c) for c in _cells(r)] for r in rs if r.scenario == scenario]
-        lines.append(markdown.table(HEADER, body, ALIGN))
+        lines.append(md.table(HEADER, body, ALIGN))
         lines.append("")
     return "\n".join(lines)
 
