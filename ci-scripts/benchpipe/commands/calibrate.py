@@ -18,9 +18,9 @@ from rich.table import Table
 from benchpipe import ROOT, calibration, catalogue, multitest, runner, scaling, stats, toolchains, tools
 from benchpipe.commands.catalogue import add_filter_arguments, select
 from benchpipe.commands.run import add_repeat_argument, repeat_s
-from benchpipe.compare import METRICS
 from benchpipe.errors import BenchError, UsageError
 from benchpipe.fsutil import atomic_write_json
+from benchpipe.metrics import HEADLINE, METRICS, stored_key
 from benchpipe.terminal import wide_console
 
 NAME = "calibrate"
@@ -179,9 +179,13 @@ def _odds(power: float) -> str:
     return {0.95: "19 in 20", 0.8: "4 in 5"}.get(power, f"{power:.0%} of the time")
 
 
+# the metrics B's slowdown moves (calibration.DETECTING: the window, CPU time), by name
+DETECTING = [m.name for m in calibration.DETECTING]
+
+
 def _scatter(f: dict) -> str:
     sc = f.get("pair_scatter") or {}
-    return " / ".join("-" if sc.get(m) is None else f"{sc[m]:.1%}" for m in ("time", "cpu"))
+    return " / ".join("-" if sc.get(m) is None else f"{sc[m]:.1%}" for m in DETECTING)
 
 
 def _realised(f: dict) -> str:
@@ -189,14 +193,14 @@ def _realised(f: dict) -> str:
     factor, since a scaled workload may lengthen the window by less, and a stretched
     window adds CPU time only on the one thread that holds it open (calibration.realised)."""
     got = f.get("realised") or {}
-    return "/".join("-" if got.get(m) is None else f"{(got[m] - 1) * 100:+.1f}" for m in ("time", "cpu")) + "%"
+    return "/".join("-" if got.get(m) is None else f"{(got[m] - 1) * 100:+.1f}" for m in DETECTING) + "%"
 
 
 def _needed(goal: dict, threshold: float) -> str:
-    """The fewer pairs of the window and CPU time (the report flags on either)."""
+    """The fewest pairs of the metrics the slowdown moves (the report flags on any)."""
     if goal["change"] <= threshold:
         return "never"
-    ns = [goal[m] for m in ("time", "cpu") if goal.get(m) is not None]
+    ns = [goal[m] for m in DETECTING if goal.get(m) is not None]
     return f"{min(ns):,}" if ns else "-"
 
 
@@ -206,10 +210,10 @@ def _limits_table(doc: dict):
     never = any(change <= doc["threshold"] for change, _ in calibration.GOALS)
     t = Table(title="pairs a comparison needs, projected from the A/A pairs' scatter"
                     + (f" (a lone flag must reach p < {level:.2g})" if level else ""),
-              caption="the fewer of the window's and CPU time's: the report flags on either"
+              caption=f"the fewest of {' and '.join(m.label for m in calibration.DETECTING)}: the report flags on any"
                       + (f"; never: a change no larger than the practical threshold ({doc['threshold']:.1%}) is "
                          "flagged at most half the time, however many pairs" if never else ""))
-    for col in ("family", "A/A pair scatter: window / cpu", "pairs run",
+    for col in ("family", f"A/A pair scatter: {' / '.join(DETECTING)}", "pairs run",
                 *(f"pairs to see {c:.0%} {_odds(p)}" for c, p in calibration.GOALS)):
         t.add_column(col, justify="left" if col == "family" else "right", overflow="fold")
     for f in doc["families"]:
@@ -222,12 +226,19 @@ def _print(doc: dict) -> None:
     inject = doc.get("inject", "size")
     t = Table(title=f"calibration: A/A and A vs {calibration.describe_injection(inject, doc['factor'])} "
                     f"({doc['runs']} runs a side, alpha {doc['alpha']} "
-                    f"across {doc.get('tests', 1)} tests, threshold {doc['threshold']:.1%}; timed window, paired)")
+                    f"across {doc.get('tests', 1)} tests, threshold {doc['threshold']:.1%}; {HEADLINE.label}, paired)")
+    # every metric calibrated beside the headline: its false alarms, and its detections
+    # where the slowdown moves it (calibration.family_result's aa_<name>, ab_<name>)
+    beside = []
+    for m in (m for m in calibration.JUDGED if m is not HEADLINE):
+        beside.append((stored_key("aa", m), f"{m.name}: false\nalarms"))
+        if m in calibration.DETECTING:
+            beside.append((stored_key("ab", m), f"{m.name}:\ndetected"))
+    beside += [("aa_any", "any metric:\nfalse alarms"), ("ab_any", f"{' or '.join(DETECTING)}:\ndetected")]
     # Headers on two lines, so that the family, which names the row, gets the room.
-    for col in ("family", f"{'window' if inject == 'window' else 'size'} x: realised\nwindow/cpu", "median\nwindow", "robust\nCV", "pairs\n(x K)",
-                "could\nsee", "false\nalarms",
-                "detected", "cpu: false\nalarms", "cpu:\ndetected", "memory:\nfalse alarms",
-                "any metric:\nfalse alarms", "window or cpu:\ndetected"):
+    for col in ("family", f"{'window' if inject == 'window' else 'size'} x: realised\n{'/'.join(DETECTING)}",
+                "median\nwindow", "robust\nCV", "pairs\n(x K)", "could\nsee", "false\nalarms", "detected",
+                *(c for _, c in beside)):
         t.add_column(col, justify="left" if col == "family" else "right", overflow="fold")
     for f in doc["families"]:
         t.add_row(escape(f["id"]), f"{f['effective_factor']:.3f}: {_realised(f)}",
@@ -236,8 +247,7 @@ def _print(doc: dict) -> None:
                   _pairs(f),
                   f"±{f['resolution']:.1%}" if f.get("resolution") is not None else "-",
                   f"{f['aa']['flagged']}/{f['aa']['comparisons']}", f"{f['ab']['flagged']}/{f['ab']['comparisons']}",
-                  *(f"{f[k]['flagged']}/{f[k]['comparisons']}" if f.get(k) else "-"
-                    for k in ("aa_cpu", "ab_cpu", "aa_memory", "aa_any", "ab_any")))
+                  *(f"{f[k]['flagged']}/{f[k]['comparisons']}" if f.get(k) else "-" for k, _ in beside))
     con = wide_console()
     con.print(t)
     con.print(_limits_table(doc))
@@ -249,17 +259,21 @@ def _print(doc: dict) -> None:
     if s.get("by_threshold"):
         def pct(x):
             return "-" if x is None else f"{x:.1%}"
-        print("threshold  false alarms  detected  | cpu: false alarms  detected")
+        heads = [f"{'' if m is HEADLINE else m.name + ': '}false alarms  detected" for m in calibration.RECOMMENDING]
+        print("threshold  " + "  | ".join(heads))
         for r in s["by_threshold"]:
-            print(f"{r['threshold']:>8.1%}  {pct(r['false_alarm_rate']):>12}  {pct(r['detection_rate']):>8}  | "
-                  f"{pct(r['cpu_false_alarm_rate']):>17}  {pct(r['cpu_detection_rate']):>8}")
-    c = s.get("cpu")
-    if c and c["false_alarms"]["comparisons"]:
-        print(f"CPU time (user + system): false-alarm rate {c['false_alarms']['rate']:.2%}, "
-              f"detection rate {c['detections']['rate']:.2%}")
+            print(f"{r['threshold']:>8.1%}  " + "  | ".join(
+                f"{pct(r.get(calibration.rate_key(m, 'false_alarm_rate'))):>{len(h) - 10}}  "
+                f"{pct(r.get(calibration.rate_key(m, 'detection_rate'))):>8}"
+                for m, h in zip(calibration.RECOMMENDING, heads)))
+    for m in calibration.DETECTING:
+        c = s.get(m.name) if m is not HEADLINE else None
+        if c and c["false_alarms"]["comparisons"]:
+            print(f"{m.label}: false-alarm rate {c['false_alarms']['rate']:.2%}, "
+                  f"detection rate {c['detections']['rate']:.2%}")
     r = s.get("report")
     if r and r["false_alarms"]["comparisons"]:
         print(f"as a pull request's report shows a benchmark: flagged on any metric in "
               f"{r['false_alarms']['flagged']}/{r['false_alarms']['comparisons']} A/A comparisons; a regression on "
-              f"the window or CPU time in {r['detections']['flagged']}/{r['detections']['comparisons']} at "
+              f"the {' or '.join(m.label for m in calibration.DETECTING)} in {r['detections']['flagged']}/{r['detections']['comparisons']} at "
               f"x{doc['factor']}")
