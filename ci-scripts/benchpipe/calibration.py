@@ -33,7 +33,7 @@ from scipy import stats as sps
 from benchpipe import compare, envinfo, measures, multitest, stats, strictjson
 from benchpipe.catalogue import BenchSpec
 from benchpipe.errors import BenchError
-from benchpipe.metrics import HEADLINE, METRICS, stored_key
+from benchpipe.metrics import HEADLINE, METRICS, calibrated, stored_key
 from benchpipe.results import family_id, format_params
 from benchpipe.scaling import scale_specs as scale_specs  # re-exported: commands/run.py calls it here
 
@@ -60,12 +60,11 @@ def describe_injection(inject: str, factor: float) -> str:
 # The detection goals a family is measured against: (slowdown, share of them flagged).
 GOALS = ((0.05, 0.95), (0.02, 0.80))
 
-# What calibrate judges (benchpipe.metrics): the false alarms of every metric it
-# calibrates, the detections of those its slowdown moves, and the recommended threshold
-# of the `threshold` setting (compare's --threshold) from the metrics that setting governs.
-JUDGED = [m for m in METRICS.values() if m.calibrate]
-DETECTING = [m for m in JUDGED if m.calibrate == "detect"]
-RECOMMENDING = [m for m in JUDGED if m.setting == "threshold"]
+
+def recommending() -> list:
+    """The metrics whose threshold calibrate recommends: those of the `threshold` setting
+    (compare's --threshold: the window and CPU time)."""
+    return [m for m in calibrated() if m.setting == "threshold"]
 
 
 def pair_log_ratios(rounds: list[tuple[dict, dict, dict]], metric: str, side: int) -> list[float]:
@@ -124,7 +123,7 @@ def realised(rounds: list[tuple[dict, dict, dict]], metric: str) -> float | None
 def projection(rounds: list[tuple[dict, dict, dict]], level: float, settings: compare.Settings) -> dict:
     """The A/A pair scatter of each metric the slowdown moves (the window, CPU time), and
     the pairs each needs for each of GOALS at its threshold (None: not with that threshold)."""
-    scatter = {m.name: pair_scatter(rounds, m.name) for m in DETECTING}
+    scatter = {m.name: pair_scatter(rounds, m.name) for m in calibrated(detect=True)}
     needed = [{"change": change, "power": power,
                **{m: (pairs_needed(sd, change, power, level, settings.threshold_for(m)) if sd else None)
                   for m, sd in scatter.items()}}
@@ -147,7 +146,8 @@ def family_result(spec: BenchSpec, factor_eff: float, rounds: list[tuple[dict, d
     "ab_any": a regression on a metric the slowdown moves)."""
     looks = looks or multitest.Looks.fixed()
     settings = compare.Settings(alpha=alpha, threshold=threshold, seed=seed)
-    sides = [("aa", m) for m in JUDGED] + [("ab", m) for m in DETECTING]
+    detecting = calibrated(detect=True)
+    sides = [("aa", m) for m in calibrated()] + [("ab", m) for m in detecting]
     got: dict[tuple, list] = {(side, m): [] for side, m in sides}
     any_flag = {"aa_any": 0, "ab_any": 0}
 
@@ -163,7 +163,7 @@ def family_result(spec: BenchSpec, factor_eff: float, rounds: list[tuple[dict, d
             if m.name in judgement:
                 got[side, m].append(judgement[m.name])
         any_flag["aa_any"] += any(c.flagged for c in aa.values())
-        any_flag["ab_any"] += any(ab[m.name].verdict == stats.REGRESSION for m in DETECTING if m.name in ab)
+        any_flag["ab_any"] += any(ab[m.name].verdict == stats.REGRESSION for m in detecting if m.name in ab)
     windows = [x for a, a2, _ in rounds for x in measures.window_s(a) + measures.window_s(a2)]
     walls = [x for a, a2, _ in rounds for x in a["samples"]["wall_s"] + a2["samples"]["wall_s"]]
     med = statistics.median(windows) if windows else None
@@ -176,7 +176,7 @@ def family_result(spec: BenchSpec, factor_eff: float, rounds: list[tuple[dict, d
         "id": family_id(spec_key(spec)), "scenario": spec.scenario.name, "variant": spec.variant,
         "build": spec.build.name, "lang": spec.build.lang, "params": spec.params,
         "size_param": spec.scenario.size, "effective_factor": factor_eff,
-        "realised": {m.name: realised(rounds, m.name) for m in DETECTING},
+        "realised": {m.name: realised(rounds, m.name) for m in detecting},
         "median_window_s": med, "median_wall_s": statistics.median(walls) if walls else None,
         "robust_cv": 1.4826 * mad / med if med else None,
         "resolution": statistics.median(resolutions) if resolutions else None,
@@ -232,11 +232,11 @@ def rate_key(metric, what: str) -> str:
 
 def threshold_table(families: list[dict], alpha: float) -> list[dict] | None:
     """False-alarm and detection rates of the metrics whose threshold calibrate recommends
-    (RECOMMENDING: the window and CPU time) at each threshold of THRESHOLD_GRID."""
+    (recommending(): the window and CPU time) at each threshold of THRESHOLD_GRID."""
     columns = []   # (column, family field, regressions only)
-    for m in RECOMMENDING:
+    for m in recommending():
         columns.append((rate_key(m, "false_alarm_rate"), stored_key("aa", m), False))
-        if m in DETECTING:
+        if m.calibrate == "detect":
             columns.append((rate_key(m, "detection_rate"), stored_key("ab", m), True))
     rows = []
     for t in THRESHOLD_GRID:
@@ -265,11 +265,11 @@ def summarise(families: list[dict], factor: float, alpha: float, threshold: floa
     noise_p99 = float(np.quantile(aa_dev, 0.99)) if aa_dev else None
     # Recommended practical threshold: the smallest of THRESHOLD_GRID, not below the
     # default (a change smaller than that is not worth a flag), at which the A/A
-    # comparisons (RECOMMENDING: the window and CPU time) raised at most 1 % false alarms.
+    # comparisons (recommending(): the window and CPU time) raised at most 1 % false alarms.
     # Without stored p-values (older files): the default.
     table = threshold_table(families, alpha)
     recommended = threshold
-    alarms = [rate_key(m, "false_alarm_rate") for m in RECOMMENDING]
+    alarms = [rate_key(m, "false_alarm_rate") for m in recommending()]
     if table:
         ok = [r["threshold"] for r in table if r["threshold"] >= stats.DEFAULT_THRESHOLD
               and all(r[k] is None or r[k] <= TARGET_FALSE_ALARMS for k in alarms)]
@@ -284,8 +284,8 @@ def summarise(families: list[dict], factor: float, alpha: float, threshold: floa
     return {
         # each metric beside the headline (whose rates are the fields below): cpu, memory
         **{m.name: {"false_alarms": pooled(stored_key("aa", m)),
-                    **({"detections": pooled(stored_key("ab", m))} if m in DETECTING else {})}
-           for m in JUDGED if m is not HEADLINE},
+                    **({"detections": pooled(stored_key("ab", m))} if m.calibrate == "detect" else {})}
+           for m in calibrated() if m is not HEADLINE},
         "report": {"false_alarms": pooled("aa_any"), "detections": pooled("ab_any")},
         "aa_comparisons": n_aa, "false_alarms": fa, "false_alarm_rate": fa / n_aa if n_aa else None,
         "ab_comparisons": n_ab, "detections": det, "detection_rate": det / n_ab if n_ab else None,

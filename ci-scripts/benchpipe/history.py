@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from benchpipe import measures, results, schema, strictjson
+from benchpipe import measures, metrics, results, schema, strictjson
 from benchpipe.errors import BenchError
 from benchpipe.fsutil import atomic_write_text, file_lock
 from benchpipe.stats import summarize
@@ -216,12 +216,13 @@ def entry_records(doc: dict, run: str, versus: dict | None = None) -> list[dict]
             e["channel"] = b["channel"]
         if b["id"] in versus:
             e["versus"] = versus[b["id"]]
-        window = measures.window_s(b)
-        if window:
-            e["window_s"] = summarize(window)
-        wcpu = measures.window_cpu_s(b)
-        if wcpu:
-            e["window_cpu_s"] = summarize(wcpu)
+        for m in metrics.METRICS.values():   # each compared metric's summary, where measured
+            xs = m.history_samples(b)
+            if xs:
+                e[m.fields[0]] = summarize(xs)
+        # memory_bytes is required of every entry (since the first): 0 when not measured,
+        # which memory_source then does not name
+        e.setdefault("memory_bytes", summarize([0]))
         lat = measures.latency_us(b)
         if lat:
             e["latency_us"] = lat
@@ -236,8 +237,6 @@ def entry_records(doc: dict, run: str, versus: dict | None = None) -> list[dict]
         facts = measures.settings(b)
         if facts:
             e["settings"] = facts
-        mem = measures.memory_bytes(b)
-        e["memory_bytes"] = summarize(mem) if mem else summarize([0])
         source = measures.memory_source(b)
         if source:
             e["memory_source"] = source
@@ -442,6 +441,6 @@ def load(root) -> History:
 # --------------------------------------------------------------------------- what entries are shown by
 
 def primary_time(entry: dict) -> dict:
-    """The time an entry is shown and analysed by: the program's own timed window, or
-    the whole-process wall time for entries written before windows were kept."""
-    return entry.get("window_s") or entry["time_s"]
+    """The time an entry is shown and analysed by (metrics.HEADLINE): the program's own
+    timed window, or the whole-process wall time for entries written before windows were kept."""
+    return metrics.HEADLINE.summary_of(entry)

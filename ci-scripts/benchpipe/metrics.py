@@ -80,6 +80,24 @@ METRICS: dict[str, Metric] = {m.name: m for m in (
 HEADLINE = next(iter(METRICS.values()))
 
 
+# Selections, made when asked (never kept at import time), so that every stage sees the
+# registry as it is, a metric added to it included.
+
+def charted() -> list[Metric]:
+    """Drawn in the charts and set Go against Rust on the overview: the window, memory."""
+    return [m for m in METRICS.values() if m.chart]
+
+
+def with_changepoints() -> list[Metric]:
+    return [m for m in METRICS.values() if m.changepoints]
+
+
+def calibrated(detect: bool = False) -> list[Metric]:
+    """What calibrate judges: its false alarms; detect: also its detections (the metrics
+    the injected slowdown moves: the window, CPU time)."""
+    return [m for m in METRICS.values() if m.calibrate == "detect" or (m.calibrate and not detect)]
+
+
 def threshold(metric: Metric, settings) -> float:
     """A metric's practical threshold under settings that may override it (an object with
     the settings' attributes: compare.Settings, runner.Sequential)."""
@@ -93,5 +111,7 @@ def stored_key(prefix: str, metric: Metric) -> str:
 
 
 def page_data(metric: Metric) -> dict:
-    """What the site's script needs of a metric (gh-pages/static/site.js)."""
-    return {"name": metric.name, "column": metric.column, "description": metric.description, "unit": metric.unit}
+    """What the site's script needs of a metric (gh-pages/static/site.js): the headline
+    is shown with its interval."""
+    return {"name": metric.name, "column": metric.column, "description": metric.description, "unit": metric.unit,
+            "interval": metric is HEADLINE}

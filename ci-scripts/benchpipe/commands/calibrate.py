@@ -20,7 +20,7 @@ from benchpipe.commands.catalogue import add_filter_arguments, select
 from benchpipe.commands.run import add_repeat_argument, repeat_s
 from benchpipe.errors import BenchError, UsageError
 from benchpipe.fsutil import atomic_write_json
-from benchpipe.metrics import HEADLINE, METRICS, stored_key
+from benchpipe.metrics import HEADLINE, METRICS, calibrated, stored_key
 from benchpipe.terminal import wide_console
 
 NAME = "calibrate"
@@ -179,13 +179,14 @@ def _odds(power: float) -> str:
     return {0.95: "19 in 20", 0.8: "4 in 5"}.get(power, f"{power:.0%} of the time")
 
 
-# the metrics B's slowdown moves (calibration.DETECTING: the window, CPU time), by name
-DETECTING = [m.name for m in calibration.DETECTING]
+def _detecting() -> list[str]:
+    """The metrics B's slowdown moves (the window, CPU time), by name."""
+    return [m.name for m in calibrated(detect=True)]
 
 
 def _scatter(f: dict) -> str:
     sc = f.get("pair_scatter") or {}
-    return " / ".join("-" if sc.get(m) is None else f"{sc[m]:.1%}" for m in DETECTING)
+    return " / ".join("-" if sc.get(m) is None else f"{sc[m]:.1%}" for m in _detecting())
 
 
 def _realised(f: dict) -> str:
@@ -193,14 +194,14 @@ def _realised(f: dict) -> str:
     factor, since a scaled workload may lengthen the window by less, and a stretched
     window adds CPU time only on the one thread that holds it open (calibration.realised)."""
     got = f.get("realised") or {}
-    return "/".join("-" if got.get(m) is None else f"{(got[m] - 1) * 100:+.1f}" for m in DETECTING) + "%"
+    return "/".join("-" if got.get(m) is None else f"{(got[m] - 1) * 100:+.1f}" for m in _detecting()) + "%"
 
 
 def _needed(goal: dict, threshold: float) -> str:
     """The fewest pairs of the metrics the slowdown moves (the report flags on any)."""
     if goal["change"] <= threshold:
         return "never"
-    ns = [goal[m] for m in DETECTING if goal.get(m) is not None]
+    ns = [goal[m] for m in _detecting() if goal.get(m) is not None]
     return f"{min(ns):,}" if ns else "-"
 
 
@@ -210,10 +211,10 @@ def _limits_table(doc: dict):
     never = any(change <= doc["threshold"] for change, _ in calibration.GOALS)
     t = Table(title="pairs a comparison needs, projected from the A/A pairs' scatter"
                     + (f" (a lone flag must reach p < {level:.2g})" if level else ""),
-              caption=f"the fewest of {' and '.join(m.label for m in calibration.DETECTING)}: the report flags on any"
+              caption=f"the fewest of {' and '.join(m.label for m in calibrated(detect=True))}: the report flags on any"
                       + (f"; never: a change no larger than the practical threshold ({doc['threshold']:.1%}) is "
                          "flagged at most half the time, however many pairs" if never else ""))
-    for col in ("family", f"A/A pair scatter: {' / '.join(DETECTING)}", "pairs run",
+    for col in ("family", f"A/A pair scatter: {' / '.join(_detecting())}", "pairs run",
                 *(f"pairs to see {c:.0%} {_odds(p)}" for c, p in calibration.GOALS)):
         t.add_column(col, justify="left" if col == "family" else "right", overflow="fold")
     for f in doc["families"]:
@@ -230,13 +231,13 @@ def _print(doc: dict) -> None:
     # every metric calibrated beside the headline: its false alarms, and its detections
     # where the slowdown moves it (calibration.family_result's aa_<name>, ab_<name>)
     beside = []
-    for m in (m for m in calibration.JUDGED if m is not HEADLINE):
+    for m in (m for m in calibrated() if m is not HEADLINE):
         beside.append((stored_key("aa", m), f"{m.name}: false\nalarms"))
-        if m in calibration.DETECTING:
+        if m.calibrate == "detect":
             beside.append((stored_key("ab", m), f"{m.name}:\ndetected"))
-    beside += [("aa_any", "any metric:\nfalse alarms"), ("ab_any", f"{' or '.join(DETECTING)}:\ndetected")]
+    beside += [("aa_any", "any metric:\nfalse alarms"), ("ab_any", f"{' or '.join(_detecting())}:\ndetected")]
     # Headers on two lines, so that the family, which names the row, gets the room.
-    for col in ("family", f"{'window' if inject == 'window' else 'size'} x: realised\n{'/'.join(DETECTING)}",
+    for col in ("family", f"{'window' if inject == 'window' else 'size'} x: realised\n{'/'.join(_detecting())}",
                 "median\nwindow", "robust\nCV", "pairs\n(x K)", "could\nsee", "false\nalarms", "detected",
                 *(c for _, c in beside)):
         t.add_column(col, justify="left" if col == "family" else "right", overflow="fold")
@@ -259,14 +260,14 @@ def _print(doc: dict) -> None:
     if s.get("by_threshold"):
         def pct(x):
             return "-" if x is None else f"{x:.1%}"
-        heads = [f"{'' if m is HEADLINE else m.name + ': '}false alarms  detected" for m in calibration.RECOMMENDING]
+        heads = [f"{'' if m is HEADLINE else m.name + ': '}false alarms  detected" for m in calibration.recommending()]
         print("threshold  " + "  | ".join(heads))
         for r in s["by_threshold"]:
             print(f"{r['threshold']:>8.1%}  " + "  | ".join(
                 f"{pct(r.get(calibration.rate_key(m, 'false_alarm_rate'))):>{len(h) - 10}}  "
                 f"{pct(r.get(calibration.rate_key(m, 'detection_rate'))):>8}"
-                for m, h in zip(calibration.RECOMMENDING, heads)))
-    for m in calibration.DETECTING:
+                for m, h in zip(calibration.recommending(), heads)))
+    for m in calibrated(detect=True):
         c = s.get(m.name) if m is not HEADLINE else None
         if c and c["false_alarms"]["comparisons"]:
             print(f"{m.label}: false-alarm rate {c['false_alarms']['rate']:.2%}, "
@@ -275,5 +276,5 @@ def _print(doc: dict) -> None:
     if r and r["false_alarms"]["comparisons"]:
         print(f"as a pull request's report shows a benchmark: flagged on any metric in "
               f"{r['false_alarms']['flagged']}/{r['false_alarms']['comparisons']} A/A comparisons; a regression on "
-              f"the {' or '.join(m.label for m in calibration.DETECTING)} in {r['detections']['flagged']}/{r['detections']['comparisons']} at "
+              f"the {' or '.join(m.label for m in calibrated(detect=True))} in {r['detections']['flagged']}/{r['detections']['comparisons']} at "
               f"x{doc['factor']}")
