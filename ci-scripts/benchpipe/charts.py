@@ -96,13 +96,16 @@ class Chart:
 
 def _scale(metric, largest: float | None = None) -> tuple[float, str]:
     """The factor a metric's values are drawn at and the unit its axis names: sizes in
-    MiB, times in seconds (or, given the largest, the unit units.time_unit writes it in),
-    anything else as counted."""
+    MiB; times in seconds, or given the largest, in the unit units.time_unit writes it in;
+    counts as counted, or given the largest, in its SI step (M instructions)."""
     if metric.unit == "bytes":
         return 1 / 2**20, "MiB"
+    if largest is None:
+        return 1.0, metric.unit
     if metric.unit == "s":
-        return units.time_unit(largest) if largest is not None else (1.0, "s")
-    return 1.0, metric.unit
+        return units.time_unit(largest)
+    scale, prefix = units.count_unit(largest)
+    return scale, f"{prefix} {metric.unit}".strip()
 
 
 # --------------------------------------------------------------------------- chart definitions
@@ -415,14 +418,16 @@ def trend_charts(model: trends.Model, datadir: Path) -> list[Chart]:
                               "plot " + ", \\\n     ".join(plots)])
 
         fmt = _date_format(e["date"] for s in group for e in s.entries)
+        # a panel per charted metric this family has (an optional one may be missing)
+        panels = [(i, m) for i, m in enumerate(shown) if any(m.summary_of(e) for s in group for e in s.entries)]
         lines = [
-            f"set multiplot layout {len(shown)},1",
+            f"set multiplot layout {len(panels)},1",
             "set xdata time", "set timefmt '%Y-%m-%dT%H:%M:%SZ'", f"set format x '{fmt}'",
             "set xtics rotate by -30",
             "set key outside right top noenhanced", "set grid lc rgb '#dddddd'", "set yrange [0:*]",
             "set lmargin 12", "set rmargin 28",
         ]
-        for i, metric in enumerate(shown):
+        for i, metric in panels:
             ylabel = f"{metric.label} ({_scale(metric)[1]})"
             if metric is HEADLINE:   # the top panel: its change points, the compiler releases, the shifts found
                 lines += [*arrows, panel(2 + 3 * i, ylabel, f"{k0['scenario']} {k0['variant']} {k0['build']} on "
@@ -432,7 +437,7 @@ def trend_charts(model: trends.Model, datadir: Path) -> list[Chart]:
                           panel(2 + 3 * i, ylabel, f"{format_params(k0['params'])}: {metric.label} (median, band: 95% CI)",
                                 False, metric.name)]
         lines.append("unset multiplot")
-        charts.append(Chart(name, "\n".join(lines), width=860, height=280 * len(shown)))
+        charts.append(Chart(name, "\n".join(lines), width=860, height=280 * len(panels)))
     return charts
 
 

@@ -56,14 +56,21 @@ def bytes_(b: float | None) -> str:
     return f"{b:.0f} B"
 
 
+def count_unit(x: float) -> tuple[float, str]:
+    """The scale and SI prefix a count of x is written with (1e-6, "M" for 12.3e6; at the
+    edges the one its rounding needs). Chart axes take theirs from it."""
+    for prefix, size in (("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if abs(x) >= size * 0.9995:
+            return 1 / size, prefix
+    return 1.0, ""
+
+
 def count(x: float | None, unit: str) -> str:
     """The site's script (fmtCount) writes counts the same way."""
     if x is None or not math.isfinite(x):
         return MISSING
-    for prefix, size in (("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3)):
-        if abs(x) >= size * 0.9995:
-            return f"{_three(x / size)} {prefix} {unit}"   # (counts are never negative)
-    return f"{x:.0f} {unit}"
+    scale, prefix = count_unit(x)
+    return f"{_three(x * scale)} {prefix} {unit}" if prefix else f"{x:.0f} {unit}"   # (counts are never negative)
 
 
 def value(x: float | None, unit: str) -> str:
