@@ -58,22 +58,24 @@ class Metric:
 
 
 METRICS: dict[str, Metric] = {m.name: m for m in (
-    Metric("time", "timed window", "time", "window",
-           "the program's own timed window (setup and start-up excluded)",
-           "the program's own timed window (*time*: setup and start-up excluded)",
-           "s", measures.window_s, ("window_s", "time_s"), stats.DEFAULT_THRESHOLD, "threshold"),
-    Metric("cpu", "CPU time", "CPU", "CPU in window",
-           "CPU time (user + sys) inside the timed window",
-           "the CPU time inside it (*cpu*, user + system, which other processes on a shared runner disturb much "
-           "less than wall time)",
-           "s", measures.cpu_s, ("window_cpu_s",), stats.DEFAULT_THRESHOLD, "threshold",
-           # the history keeps only CPU time inside the window, not the whole process's
-           recorded=measures.window_cpu_s, chart=False),
-    Metric("memory", "peak memory", "memory", "peak memory",
-           "peak resident set of the program",
-           "peak memory",
-           "bytes", measures.memory_bytes, ("memory_bytes",), stats.DEFAULT_MEMORY_THRESHOLD, "memory_threshold",
-           calibrate="false alarms"),
+    Metric("time", label="timed window", short="time", column="window",
+           description="the program's own timed window (setup and start-up excluded)",
+           reading="the program's own timed window (*time*: setup and start-up excluded)",
+           unit="s", samples=measures.window_s, fields=("window_s", "time_s"),
+           threshold=stats.DEFAULT_THRESHOLD, setting="threshold"),
+    Metric("cpu", label="CPU time", short="CPU", column="CPU in window",
+           description="CPU time (user + sys) inside the timed window",
+           reading="the CPU time inside it (*cpu*, user + system, which other processes on a shared runner disturb "
+                   "much less than wall time)",
+           # compare falls back to the whole process's CPU time for records without the
+           # window's; the history keeps only the window's
+           unit="s", samples=measures.cpu_s, recorded=measures.window_cpu_s, fields=("window_cpu_s",),
+           threshold=stats.DEFAULT_THRESHOLD, setting="threshold", chart=False),
+    Metric("memory", label="peak memory", short="memory", column="peak memory",
+           description="peak resident set of the program",
+           reading="peak memory",
+           unit="bytes", samples=measures.memory_bytes, fields=("memory_bytes",),
+           threshold=stats.DEFAULT_MEMORY_THRESHOLD, setting="memory_threshold", calibrate="false alarms"),
 )}
 
 # The first metric is the headline: the time every report, chart and ratio leads with.
@@ -95,7 +97,7 @@ def with_changepoints() -> list[Metric]:
 def calibrated(detect: bool = False) -> list[Metric]:
     """What calibrate judges: its false alarms; detect: also its detections (the metrics
     the injected slowdown moves: the window, CPU time)."""
-    return [m for m in METRICS.values() if m.calibrate == "detect" or (m.calibrate and not detect)]
+    return [m for m in METRICS.values() if (m.calibrate == "detect" if detect else m.calibrate)]
 
 
 def threshold(metric: Metric, settings) -> float:

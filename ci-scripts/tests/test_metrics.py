@@ -56,8 +56,9 @@ def _instructions(bench: dict) -> list[float]:
 
 
 INSTRUCTIONS = metrics.Metric(
-    "instructions", "instructions", "instr.", "instructions", "user-space instructions under Valgrind",
-    "instruction counts (*instructions*)", "instructions", _instructions, ("instructions",), 0.005, optional=True)
+    "instructions", label="instructions", short="instr.", column="instructions",
+    description="user-space instructions under Valgrind", reading="instruction counts (*instructions*)",
+    unit="instructions", samples=_instructions, fields=("instructions",), threshold=0.005, optional=True)
 
 
 @pytest.fixture
