@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from benchpipe import stats, units
 from benchpipe.compare import FAILED, MISSING, SKIPPED, Report
-from benchpipe.metrics import HEADLINE, METRICS
+from benchpipe.metrics import HEADLINE, METRICS, calibrated
 from benchpipe.report.md import code, escape, table
 
 MARKER = "<!-- gorust-bench-comment -->"
@@ -189,7 +189,7 @@ def calibration_sentence(cal: dict | None) -> str:
     slower = (f"a timed window held open {_pct(float(factor) - 1)} longer" if cal.get("inject") == "window"
               else f"a {_pct(float(factor) - 1)} heavier workload") if factor else ""
     # the metrics calibrate's slowdown moves (benchpipe.metrics): their regressions are detections
-    detecting = [m for m in METRICS.values() if m.calibrate == "detect"]
+    detecting = calibrated(detect=True)
     if rfa.get("comparisons") and rdet.get("comparisons") and factor:
         # what this report does with a benchmark: flags it on any metric
         parts.append(f"a benchmark flagged (on any metric) in {rfa['rate']:.1%} of {rfa['comparisons']} A/A "
