@@ -9,40 +9,33 @@ scale parameter multiplied by F (a heavier workload, as slower code would be, wh
 lengthens some windows by less: files-read Rust's x1.05 was +2-4 %). One engine: the three sides are measured exactly as `bench run`
 measures an A/B run (runner.run_group: interleaved rounds, fresh program copies, the
 programs' own records) and judged exactly as `bench compare` judges it
-(compare.compare_bench, paired, on the timed window, the CPU time inside it and peak
-memory). The result, calibration.json, states the false-alarm rate, the detection rate
+(compare.compare_bench, paired, on every metric of benchpipe.metrics that calibrate
+judges: the timed window, the CPU time inside it and peak memory). The result, calibration.json, states the false-alarm rate, the detection rate
 at that factor and the noise of the runner; `compare` quotes it and takes its
 recommended thresholds as defaults. For each family it also projects, from the A/A
 pairs' own scatter, how many pairs a comparison would need to see the issue's goals (a
 5 % slowdown 19 times in 20, 2 % 4 times in 5): what limits a family that misses them.
-
-`scale_specs(specs, factor)` is also what `bench run --scale F` uses to make a heavier
-(or lighter) workload: it multiplies each scenario's `scale` parameter (catalogue
-Scenario.scale: the one a run's work grows in proportion to, as slower code would; the size
-parameter unless the catalogue says otherwise), rounding integer parameters and keeping them >= the
-parameter's min.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import math
 import os
 import platform
-import shutil
 import statistics
-import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
 from scipy import stats as sps
 
-from benchpipe import envinfo, measures, multitest, stats, strictjson
+from benchpipe import compare, envinfo, measures, multitest, stats, strictjson
 from benchpipe.catalogue import BenchSpec
 from benchpipe.errors import BenchError
+from benchpipe.metrics import HEADLINE, METRICS, calibrated, stored_key
 from benchpipe.results import family_id, format_params
+from benchpipe.scaling import scale_specs as scale_specs  # re-exported: commands/run.py calls it here
 
 CALIBRATION_SCHEMA = "gorust-bench.calibration/1"
 DEFAULT_PATH = "calibration.json"
@@ -62,69 +55,23 @@ def describe_injection(inject: str, factor: float) -> str:
     return f"A with its window x{factor:g}" if inject == "window" else f"A scaled by x{factor:g} in size"
 
 
-# ---------------------------------------------------------------- scaling (also for `run --scale`)
-
-def scale_params(scenario, params: dict, factor: float) -> dict:
-    """params with the scenario's scale parameter (Scenario.scale, the one a run's work grows
-    in proportion to, as slower code would) multiplied by factor (ints rounded, >= min)."""
-    name = scenario.scale
-    param = scenario.params[name]
-    value = params.get(name, param.default)
-    if not isinstance(value, (int, float)) or isinstance(value, bool):
-        raise BenchError(f"{scenario.name}: scale parameter {name} = {value!r} cannot be scaled")
-    new = value * factor
-    if param.type == "int":
-        new = int(round(new))
-    if param.min is not None:
-        new = max(new, param.min if param.type != "int" else int(math.ceil(param.min)))
-    return {**params, name: new}
-
-
-def scaled_params(spec: BenchSpec, factor: float) -> dict:
-    """The spec's params with the scale parameter scaled (see scale_params)."""
-    return scale_params(spec.scenario, spec.params, factor)
-
-
-def scale_key(key: dict, factor: float, cat=None) -> dict:
-    """A results key (Contract 2) as it reads after `run --scale factor`; keys of scenarios
-    the catalogue does not know are returned unchanged."""
-    from benchpipe import catalogue
-    cat = cat or catalogue.load()
-    sc = cat.scenarios.get(key["scenario"])
-    if sc is None or sc.scale not in key["params"]:
-        return key
-    return {**key, "params": scale_params(sc, key["params"], factor)}
-
-
-def scale_spec(spec: BenchSpec, factor: float) -> BenchSpec:
-    return dataclasses.replace(spec, params=scaled_params(spec, factor))
-
-
-def scale_specs(specs: list[BenchSpec], factor: float) -> list[BenchSpec]:
-    """Every spec with its scenario's scale parameter scaled by factor (pure function)."""
-    if not (factor > 0 and math.isfinite(factor)):
-        raise BenchError(f"scale factor must be a positive number, not {factor!r}")
-    return [scale_spec(s, factor) for s in specs]
-
-
-def effective_factor(spec: BenchSpec, scaled: BenchSpec) -> float:
-    """The ratio really obtained after rounding (e.g. 16 tasks * 1.05 -> 17: 1.0625)."""
-    name = spec.scenario.scale
-    return scaled.params[name] / spec.params[name]
-
-
 # ---------------------------------------------------------------- pairs needed (what limits a family)
 
 # The detection goals a family is measured against: (slowdown, share of them flagged).
 GOALS = ((0.05, 0.95), (0.02, 0.80))
 
 
+def recommending() -> list:
+    """The metrics whose threshold calibrate recommends: those of the `threshold` setting
+    (compare's --threshold: the window and CPU time)."""
+    return [m for m in calibrated() if m.setting == "threshold"]
+
+
 def pair_log_ratios(rounds: list[tuple[dict, dict, dict]], metric: str, side: int) -> list[float]:
     """log(X_i / A_i) of every pair of every round, X the round's side `side` (1: A', 2: B)."""
-    from benchpipe.compare import metric_samples
     d = []
     for r in rounds:
-        xs, ys = metric_samples(r[0], metric), metric_samples(r[side], metric)
+        xs, ys = METRICS[metric].samples(r[0]), METRICS[metric].samples(r[side])
         if len(xs) == len(ys):
             d.extend(math.log(y / x) for x, y in zip(xs, ys) if x > 0 and y > 0)
     return d
@@ -173,12 +120,13 @@ def realised(rounds: list[tuple[dict, dict, dict]], metric: str) -> float | None
     return math.exp(statistics.median(d)) if d else None
 
 
-def projection(rounds: list[tuple[dict, dict, dict]], level: float, threshold: float) -> dict:
-    """The A/A pair scatter of the window and of CPU time, and the pairs each needs for
-    each of GOALS (None: not with this threshold)."""
-    scatter = {m: pair_scatter(rounds, m) for m in ("time", "cpu")}
+def projection(rounds: list[tuple[dict, dict, dict]], level: float, settings: compare.Settings) -> dict:
+    """The A/A pair scatter of each metric the slowdown moves (the window, CPU time), and
+    the pairs each needs for each of GOALS at its threshold (None: not with that threshold)."""
+    scatter = {m.name: pair_scatter(rounds, m.name) for m in calibrated(detect=True)}
     needed = [{"change": change, "power": power,
-               **{m: (pairs_needed(sd, change, power, level, threshold) if sd else None) for m, sd in scatter.items()}}
+               **{m: (pairs_needed(sd, change, power, level, settings.threshold_for(m)) if sd else None)
+                  for m, sd in scatter.items()}}
               for change, power in GOALS]
     return {"pair_scatter": scatter, "flag_level": level, "pairs_needed": needed}
 
@@ -191,14 +139,16 @@ def family_result(spec: BenchSpec, factor_eff: float, rounds: list[tuple[dict, d
     """Judge each round (A, A', B: results-file benchmarks) as `compare` judges a pull
     request's report: each comparison as one benchmark among `tests` tests whose others
     found nothing (multitest.adjust), with the run's looks. A/A flags are false alarms,
-    A/B regressions are detections. The timed window is the headline ("aa", "ab"); CPU
-    time in the window ("aa_cpu", "ab_cpu") and memory ("aa_memory": false alarms only)
-    beside it; and what a pull request's report shows of the benchmark as a whole
-    ("aa_any": a flag on any metric; "ab_any": a regression on the window or CPU time)."""
-    from benchpipe import compare
+    A/B regressions are detections. The headline metric, the timed window, is "aa" and
+    "ab"; each other metric calibrated beside it "aa_<name>" (and "ab_<name>" where the
+    slowdown moves it: CPU time; memory's are false alarms only); and what a pull
+    request's report shows of the benchmark as a whole ("aa_any": a flag on any metric;
+    "ab_any": a regression on a metric the slowdown moves)."""
     looks = looks or multitest.Looks.fixed()
     settings = compare.Settings(alpha=alpha, threshold=threshold, seed=seed)
-    got: dict[str, list] = {k: [] for k in ("aa", "ab", "aa_cpu", "ab_cpu", "aa_memory")}
+    detecting = calibrated(detect=True)
+    sides = [("aa", m) for m in calibrated()] + [("ab", m) for m in detecting]
+    got: dict[tuple, list] = {(side, m): [] for side, m in sides}
     any_flag = {"aa_any": 0, "ab_any": 0}
 
     def judged(pid, first, second, a, b):
@@ -208,36 +158,37 @@ def family_result(spec: BenchSpec, factor_eff: float, rounds: list[tuple[dict, d
     for a, a2, b in rounds:
         aa = judged("aa", "a", "a2", a, a2)
         ab = judged("ab", "a", "b", a, b)
-        for name, metrics, metric in (("aa", aa, "time"), ("ab", ab, "time"), ("aa_cpu", aa, "cpu"),
-                                      ("ab_cpu", ab, "cpu"), ("aa_memory", aa, "memory")):
-            if metric in metrics:
-                got[name].append(metrics[metric])
+        for side, m in sides:
+            judgement = aa if side == "aa" else ab
+            if m.name in judgement:
+                got[side, m].append(judgement[m.name])
         any_flag["aa_any"] += any(c.flagged for c in aa.values())
-        any_flag["ab_any"] += any(ab[m].verdict == stats.REGRESSION for m in ("time", "cpu") if m in ab)
-    windows = [x for a, a2, _ in rounds for x in compare.metric_samples(a, "time") + compare.metric_samples(a2, "time")]
+        any_flag["ab_any"] += any(ab[m.name].verdict == stats.REGRESSION for m in detecting if m.name in ab)
+    windows = [x for a, a2, _ in rounds for x in measures.window_s(a) + measures.window_s(a2)]
     walls = [x for a, a2, _ in rounds for x in a["samples"]["wall_s"] + a2["samples"]["wall_s"]]
     med = statistics.median(windows) if windows else None
     mad = statistics.median(abs(x - med) for x in windows) if windows else None
-    resolutions = [c.resolution for c in got["ab"] if c.resolution is not None]
-    pairs = [c.n_base for c in got["ab"]]
+    resolutions = [c.resolution for c in got["ab", HEADLINE] if c.resolution is not None]
+    pairs = [c.n_base for c in got["ab", HEADLINE]]
     counts = [measures.windows_per_run(a) for a, _, _ in rounds]   # --repeat K
     level = multitest.lone_flag_level(alpha, tests, looks.spending)
     return {
         "id": family_id(spec_key(spec)), "scenario": spec.scenario.name, "variant": spec.variant,
         "build": spec.build.name, "lang": spec.build.lang, "params": spec.params,
         "size_param": spec.scenario.size, "effective_factor": factor_eff,
-        "realised": {m: realised(rounds, m) for m in ("time", "cpu")},
+        "realised": {m.name: realised(rounds, m.name) for m in detecting},
         "median_window_s": med, "median_wall_s": statistics.median(walls) if walls else None,
         "robust_cv": 1.4826 * mad / med if med else None,
         "resolution": statistics.median(resolutions) if resolutions else None,
         "median_pairs": statistics.median(pairs) if pairs else None,
         "windows_per_run": statistics.median(counts) if counts else None,
-        **projection(rounds, level, threshold),
-        "aa": _rates(got["aa"], flagged=lambda c: c.flagged),
-        "ab": _rates(got["ab"], flagged=lambda c: c.verdict == stats.REGRESSION),
-        "aa_memory": _rates(got["aa_memory"], flagged=lambda c: c.flagged) if got["aa_memory"] else None,
-        "aa_cpu": _rates(got["aa_cpu"], flagged=lambda c: c.flagged) if got["aa_cpu"] else None,
-        "ab_cpu": _rates(got["ab_cpu"], flagged=lambda c: c.verdict == stats.REGRESSION) if got["ab_cpu"] else None,
+        **projection(rounds, level, settings),
+        # A/A: any flag is a false alarm; A/B: a regression is a detection. The headline's
+        # always, the others' where a comparison had the metric.
+        **{stored_key(side, m): _rates(comps, (lambda c: c.flagged) if side == "aa" else
+                                       (lambda c: c.verdict == stats.REGRESSION))
+           if comps or m is HEADLINE else None
+           for (side, m), comps in got.items()},
         **{k: {"comparisons": len(rounds), "flagged": n, "rate": n / len(rounds) if rounds else None}
            for k, n in any_flag.items()},
     }
@@ -274,13 +225,23 @@ def replay(rates: list[dict], alpha: float, threshold: float, regression_only: b
     return hits, n
 
 
+def rate_key(metric, what: str) -> str:
+    """by_threshold's column of a metric: `false_alarm_rate` (headline), `cpu_false_alarm_rate`."""
+    return what if metric is HEADLINE else f"{metric.name}_{what}"
+
+
 def threshold_table(families: list[dict], alpha: float) -> list[dict] | None:
-    """False-alarm and detection rates (wall and CPU time) at each threshold of THRESHOLD_GRID."""
+    """False-alarm and detection rates of the metrics whose threshold calibrate recommends
+    (recommending(): the window and CPU time) at each threshold of THRESHOLD_GRID."""
+    columns = []   # (column, family field, regressions only)
+    for m in recommending():
+        columns.append((rate_key(m, "false_alarm_rate"), stored_key("aa", m), False))
+        if m.calibrate == "detect":
+            columns.append((rate_key(m, "detection_rate"), stored_key("ab", m), True))
     rows = []
     for t in THRESHOLD_GRID:
         row = {"threshold": t}
-        for name, field, reg in (("false_alarm_rate", "aa", False), ("detection_rate", "ab", True),
-                                 ("cpu_false_alarm_rate", "aa_cpu", False), ("cpu_detection_rate", "ab_cpu", True)):
+        for name, field, reg in columns:
             got = replay([f.get(field) for f in families if f.get(field) is not None], alpha, t, reg)
             if got is None:
                 return None
@@ -304,13 +265,14 @@ def summarise(families: list[dict], factor: float, alpha: float, threshold: floa
     noise_p99 = float(np.quantile(aa_dev, 0.99)) if aa_dev else None
     # Recommended practical threshold: the smallest of THRESHOLD_GRID, not below the
     # default (a change smaller than that is not worth a flag), at which the A/A
-    # comparisons (wall and CPU time) raised at most 1 % false alarms. Without stored
-    # p-values (older files): the default.
+    # comparisons (recommending(): the window and CPU time) raised at most 1 % false alarms.
+    # Without stored p-values (older files): the default.
     table = threshold_table(families, alpha)
     recommended = threshold
+    alarms = [rate_key(m, "false_alarm_rate") for m in recommending()]
     if table:
         ok = [r["threshold"] for r in table if r["threshold"] >= stats.DEFAULT_THRESHOLD
-              and all(r[k] is None or r[k] <= TARGET_FALSE_ALARMS for k in ("false_alarm_rate", "cpu_false_alarm_rate"))]
+              and all(r[k] is None or r[k] <= TARGET_FALSE_ALARMS for k in alarms)]
         recommended = ok[0] if ok else THRESHOLD_GRID[-1]
 
     def pooled(field):
@@ -320,9 +282,11 @@ def summarise(families: list[dict], factor: float, alpha: float, threshold: floa
                 "rate": sum(x["flagged"] for x in fams) / n if n else None}
 
     return {
-        "cpu": {"false_alarms": pooled("aa_cpu"), "detections": pooled("ab_cpu")},
+        # each metric beside the headline (whose rates are the fields below): cpu, memory
+        **{m.name: {"false_alarms": pooled(stored_key("aa", m)),
+                    **({"detections": pooled(stored_key("ab", m))} if m.calibrate == "detect" else {})}
+           for m in calibrated() if m is not HEADLINE},
         "report": {"false_alarms": pooled("aa_any"), "detections": pooled("ab_any")},
-        "memory": {"false_alarms": pooled("aa_memory")},
         "aa_comparisons": n_aa, "false_alarms": fa, "false_alarm_rate": fa / n_aa if n_aa else None,
         "ab_comparisons": n_ab, "detections": det, "detection_rate": det / n_ab if n_ab else None,
         "aa_noise_p99": noise_p99,
@@ -366,11 +330,3 @@ def load(path) -> dict:
 
 def describe_family(spec: BenchSpec) -> str:
     return f"{spec.scenario.name}/{spec.variant}/{spec.build.name}/{format_params(spec.params)}"
-
-
-def scratch_dir() -> Path:
-    return Path(tempfile.mkdtemp(prefix="bench-calibrate-"))
-
-
-def remove_dir(path: Path) -> None:
-    shutil.rmtree(path, ignore_errors=True)

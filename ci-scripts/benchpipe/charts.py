@@ -2,18 +2,19 @@
 scripts are generated, then run in a few gnuplot processes (many charts per process,
 one process per core), SVG for the pages and PNG for the overview thumbnails.
 
-Kinds of chart (all named under charts/<scenario>/):
-  bars-<os>-<size>.svg          Go against Rust at one size: a bar per benchmark, panels for the
-                                timed window, p99 task latency and peak memory (PNG: thumbnail;
+Kinds of chart (all named under charts/<scenario>/), the metrics drawn being those
+benchpipe.metrics marks `chart` (the timed window and peak memory):
+  bars-<os>-<size>.svg          Go against Rust at one size: a bar per benchmark, a panel per
+                                metric, the p99 task latency after the headline's (PNG: thumbnail;
                                 bars-<os>-<size>-narrow.svg: the same stacked, for phones)
-  size-<os>-<time|memory>.svg   the same against the size, log-log (two sizes or more)
-  trend-<os>-<family>.svg       one benchmark over commits, a line per channel: median, 95% CI
-                                band, change points, and a grey mark where a channel moved
-                                to a new compiler release
+  size-<os>-<metric>.svg        the same against the size, log-log (two sizes or more)
+  trend-<os>-<family>.svg       one benchmark over commits, a panel per metric, a line per
+                                channel: median, 95% CI band, change points, and a grey mark
+                                where a channel moved to a new compiler release
   toolchains-<os>-<lang>.svg    newer against older toolchain: ratio of median times
   versions/<os>-<lang>-<pair>   a newer compiler against the older one measured in the same
-                                runs, over the nights: geometric mean of the benchmarks' time
-                                ratios, bars from the lowest to the highest
+                                runs, over the nights: geometric mean of the benchmarks' headline
+                                (time) ratios, bars from the lowest to the highest
 
 One palette everywhere, from the catalogue's builds (label, colour, dash): Go blue, Rust
 (system allocator) orange, Rust (mimalloc) dark orange dashed; older toolchains in
@@ -31,9 +32,9 @@ from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
 
-from benchpipe import trends, units, versions
+from benchpipe import catalogue, trends, units, versions
 from benchpipe.errors import BenchError
-from benchpipe.history import primary_time
+from benchpipe.metrics import HEADLINE, charted
 from benchpipe.results import family_id, format_params
 
 GREY = "#555555"
@@ -42,7 +43,6 @@ GREY = "#555555"
 @lru_cache(maxsize=1)
 def _builds():
     """Build name -> catalogue Build (label, colour, dash): names live in the catalogue."""
-    from benchpipe import catalogue
     return catalogue.load().builds
 
 
@@ -94,16 +94,26 @@ class Chart:
         return out
 
 
-def _mib(x: float) -> float:
-    return x / 2**20
+def _scale(metric, largest: float | None = None) -> tuple[float, str]:
+    """The factor a metric's values are drawn at and the unit its axis names: sizes in
+    MiB; times in seconds, or given the largest, in the unit units.time_unit writes it in;
+    counts as counted, or given the largest, in its SI step (M instructions)."""
+    if metric.unit == "bytes":
+        return 1 / 2**20, "MiB"
+    if largest is None:
+        return 1.0, metric.unit
+    if metric.unit == "s":
+        return units.time_unit(largest)
+    scale, prefix = units.count_unit(largest)
+    return scale, f"{prefix} {metric.unit}".strip()
 
 
 # --------------------------------------------------------------------------- chart definitions
 
 def size_charts(model: trends.Model, cat, datadir: Path) -> list[Chart]:
     """Per scenario and OS, where the latest runs measured two sizes or more: each
-    benchmark's timed window and peak memory against the size (log-log). With one size
-    the bar charts say it all."""
+    benchmark's charted metrics (the timed window, peak memory) against the size
+    (log-log). With one size the bar charts say it all."""
     charts = []
     by_so: dict[tuple[str, str], list[dict]] = {}
     for os_, e in model.headline_latest():
@@ -124,16 +134,21 @@ def size_charts(model: trends.Model, cat, datadir: Path) -> list[Chart]:
             continue
         variants = sorted({v for (_, v, _) in lines})
         others = sorted({o for (_, _, o) in lines})
-        for metric in ("time", "memory"):
-            fname = datadir / f"{trends.slug(f'{sc}-{os_}-{metric}')}.dat"
+        for metric in charted():
+            f, unit = _scale(metric)
+            fname = datadir / f"{trends.slug(f'{sc}-{os_}-{metric.name}')}.dat"
             blocks, plots = [], []
-            for i, ((build, variant, other), es) in enumerate(sorted(lines.items())):
+            for (build, variant, other), es in sorted(lines.items()):
                 es = sorted(es, key=lambda e: float(e["key"]["params"][size_param]))
                 rows = []
                 for e in es:
-                    st = primary_time(e) if metric == "time" else e["memory_bytes"]
-                    f = (lambda x: x) if metric == "time" else _mib
-                    rows.append(f"{e['key']['params'][size_param]} {f(st['median']):.9g} {f(st['ci_low']):.9g} {f(st['ci_high']):.9g}")
+                    st = metric.summary_of(e)
+                    if st:   # (an optional metric some benchmarks lack)
+                        rows.append(f"{e['key']['params'][size_param]} {st['median'] * f:.9g} {st['ci_low'] * f:.9g} "
+                                    f"{st['ci_high'] * f:.9g}")
+                if not rows:
+                    continue
+                i = len(blocks)
                 blocks.append("\n".join(rows))
                 colour = build_colour(build)
                 pt = POINTS[variants.index(variant) % len(POINTS)]
@@ -142,18 +157,18 @@ def size_charts(model: trends.Model, cat, datadir: Path) -> list[Chart]:
                 label = f"{bld.label if bld else build} {variant}" + (f" {other}" if len(others) > 1 and other else "")
                 plots.append(f"{gq(str(fname))} index {i} using 1:2:3:4 with yerrorlines lc rgb '{colour}' lw 2 "
                              f"pt {pt} ps 1.1 dt {dt} title {gq(label)}")
+            if not blocks:
+                continue
             fname.write_text("\n\n\n".join(blocks) + "\n", encoding="utf-8")
-            unit = "timed window per run (s)" if metric == "time" else "peak memory (MiB)"
-            what = "timed window" if metric == "time" else "peak memory"
             script = "\n".join([
-                f"set title {gq(f'{title}: {what} on {os_} (median, 95% CI)')} noenhanced",
+                f"set title {gq(f'{title}: {metric.label} on {os_} (median, 95% CI)')} noenhanced",
                 "set logscale xy", f"set xlabel {gq(size_param + ' (log scale)')} noenhanced",
-                f"set ylabel {gq(unit + ', log scale')}", "set key below maxcols 3 font ',9' noenhanced",
+                f"set ylabel {gq(f'{metric.label} ({unit}), log scale')}", "set key below maxcols 3 font ',9' noenhanced",
                 "set grid xtics ytics mxtics mytics lc rgb '#dddddd'", "set format x '%.0s%c'", "set format y '%g'",
                 "set offsets graph 0.05, graph 0.05, 0, 0",
                 "plot " + ", \\\n     ".join(plots),
             ])
-            charts.append(Chart(f"{sc}/size-{os_}-{metric}", script, width=860,
+            charts.append(Chart(f"{sc}/size-{os_}-{metric.name}", script, width=860,
                                 height=430 + 17 * ((len(lines) + 2) // 3)))
     return charts
 
@@ -186,9 +201,10 @@ def _bar_rows(ents: list[dict], scenario, size_param: str) -> list[tuple[tuple, 
 
 def bar_charts(model: trends.Model, cat, datadir: Path, png_os: str | None = None) -> list[Chart]:
     """Per scenario, OS and size: Go against Rust at a glance. One horizontal bar per
-    benchmark (the headline toolchains' latest entries), in three panels: the timed
-    window and peak memory (median, 95% CI whiskers) and, where tasks exist, the p99
-    sojourn latency. A PNG of the largest size on png_os is the overview's thumbnail."""
+    benchmark (the headline toolchains' latest entries), in a panel per charted metric
+    (the timed window, peak memory: median, 95% CI whiskers) and, where tasks exist, the
+    p99 sojourn latency after the headline's. A PNG of the largest size on png_os is the
+    overview's thumbnail."""
     charts = []
     by_sos: dict[tuple[str, str], dict] = {}
     for os_, e in model.headline_latest():
@@ -233,16 +249,19 @@ def _bar_chart(name: str, rows: list, datadir: Path, title: str, png: bool) -> C
             y += 0.5  # a gap between a Go variant's group and the next
         ys.append(y)
         y, last = y + 1, group
-    win = [primary_time(e) for _, _, e in rows]
-    mem = [e["memory_bytes"] for _, _, e in rows]
     p99 = [(e.get("latency_us") or {}).get("p99") for _, _, e in rows]
-    scale, unit = units.time_unit(max(w["ci_high"] for w in win))
-    panels = [("timed window", unit, [(w["median"] * scale, w["ci_low"] * scale, w["ci_high"] * scale) for w in win])]
-    if any(p is not None for p in p99):
-        pscale, punit = units.time_unit(max(p for p in p99 if p is not None) / 1e6)
-        panels.append(("p99 task latency", punit,
-                       [(p / 1e6 * pscale,) * 3 if p is not None else None for p in p99]))
-    panels.append(("peak memory", "MiB", [(_mib(m["median"]), _mib(m["ci_low"]), _mib(m["ci_high"])) for m in mem]))
+    panels = []
+    for metric in charted():
+        sts = [metric.summary_of(e) for _, _, e in rows]
+        if not any(sts):
+            continue   # an optional metric none of these benchmarks has
+        scale, unit = _scale(metric, max(st["ci_high"] for st in sts if st))
+        panels.append((metric.label, unit, [(st["median"] * scale, st["ci_low"] * scale, st["ci_high"] * scale)
+                                            if st else None for st in sts]))
+        if metric is HEADLINE and any(p is not None for p in p99):
+            pscale, punit = units.time_unit(max(p for p in p99 if p is not None) / 1e6)
+            panels.append(("p99 task latency", punit,
+                           [(p / 1e6 * pscale,) * 3 if p is not None else None for p in p99]))
     colours = [int(build_colour(e["key"]["build"])[1:], 16) for _, _, e in rows]
     fname = datadir / f"{name.replace('/', '_')}.dat"
     blocks = []
@@ -340,17 +359,23 @@ def trend_charts(model: trends.Model, datadir: Path) -> list[Chart]:
     for s in model.series.values():
         fams.setdefault(trends.trend_chart_name(s.key, s.os), []).append(s)
     charts = []
+    shown = charted()
     for name, group in sorted(fams.items()):
         group.sort(key=lambda s: trends.version_tuple(s.key["toolchain"]), reverse=True)
         k0 = group[0].key
         colour = build_colour(k0["build"])
         fname = datadir / f"{name.replace('/', '_')}.dat"
+        # a row per point: the date, then median, CI low and high of each charted metric
+        # (NaN where a point lacks it)
         blocks = []
         for s in group:
-            rows = [f"{e['date']} {primary_time(e)['median']:.9g} {primary_time(e)['ci_low']:.9g} "
-                    f"{primary_time(e)['ci_high']:.9g} "
-                    f"{_mib(e['memory_bytes']['median']):.9g} {_mib(e['memory_bytes']['ci_low']):.9g} "
-                    f"{_mib(e['memory_bytes']['ci_high']):.9g}" for e in s.entries]
+            rows = []
+            for e in s.entries:
+                cells = [e["date"]]
+                for metric in shown:
+                    st, f = metric.summary_of(e), _scale(metric)[0]
+                    cells += [f"{st[k] * f:.9g}" if st else "NaN" for k in ("median", "ci_low", "ci_high")]
+                rows.append(" ".join(cells))
             blocks.append("\n".join(rows))
         fname.write_text("\n\n\n".join(blocks) + "\n", encoding="utf-8")
         def cp_arrows(metric: str) -> list[str]:
@@ -362,7 +387,7 @@ def trend_charts(model: trends.Model, datadir: Path) -> list[Chart]:
                     out.append(f"set arrow from '{d}', graph 0 to '{d}', graph 1 nohead lc rgb '{c}' lw 1.5 dt 2 front")
             return out
 
-        arrows = cp_arrows("time")
+        arrows = cp_arrows(HEADLINE.name)
         for s in group:
             for i, _old, new in s.bumps():
                 d = s.entries[i]["date"]
@@ -373,7 +398,7 @@ def trend_charts(model: trends.Model, datadir: Path) -> list[Chart]:
                         if cp.get("ratio"))
         one = len(group[0].entries) == 1 and len(group) == 1
 
-        def panel(col: int, ylabel: str, title: str, marks: bool, metric: str = "time") -> str:
+        def panel(col: int, ylabel: str, title: str, marks: bool, metric: str) -> str:
             plots = []
             for i, s in enumerate(group):
                 c = colour if i == 0 else tint(colour, 0.45 + 0.15 * (i - 1))
@@ -393,22 +418,26 @@ def trend_charts(model: trends.Model, datadir: Path) -> list[Chart]:
                               "plot " + ", \\\n     ".join(plots)])
 
         fmt = _date_format(e["date"] for s in group for e in s.entries)
-        script = "\n".join([
-            "set multiplot layout 2,1",
+        # a panel per charted metric this family has (an optional one may be missing)
+        panels = [(i, m) for i, m in enumerate(shown) if any(m.summary_of(e) for s in group for e in s.entries)]
+        lines = [
+            f"set multiplot layout {len(panels)},1",
             "set xdata time", "set timefmt '%Y-%m-%dT%H:%M:%SZ'", f"set format x '{fmt}'",
             "set xtics rotate by -30",
             "set key outside right top noenhanced", "set grid lc rgb '#dddddd'", "set yrange [0:*]",
             "set lmargin 12", "set rmargin 28",
-            *arrows,
-            panel(2, "timed window (s)", f"{k0['scenario']} {k0['variant']} {k0['build']} on {group[0].os}: timed window"
-                  + (f"  [{pct}]" if pct else ""), True),
-            "unset arrow", "unset label",
-            *cp_arrows("memory"),
-            panel(5, "peak memory (MiB)", f"{format_params(k0['params'])}: peak memory (median, band: 95% CI)", False,
-                  "memory"),
-            "unset multiplot",
-        ])
-        charts.append(Chart(name, script, width=860, height=560))
+        ]
+        for i, metric in panels:
+            ylabel = f"{metric.label} ({_scale(metric)[1]})"
+            if metric is HEADLINE:   # the top panel: its change points, the compiler releases, the shifts found
+                lines += [*arrows, panel(2 + 3 * i, ylabel, f"{k0['scenario']} {k0['variant']} {k0['build']} on "
+                                         f"{group[0].os}: {metric.label}" + (f"  [{pct}]" if pct else ""), True, metric.name)]
+            else:
+                lines += ["unset arrow", "unset label", *cp_arrows(metric.name),
+                          panel(2 + 3 * i, ylabel, f"{format_params(k0['params'])}: {metric.label} (median, band: 95% CI)",
+                                False, metric.name)]
+        lines.append("unset multiplot")
+        charts.append(Chart(name, "\n".join(lines), width=860, height=280 * len(panels)))
     return charts
 
 
@@ -426,9 +455,9 @@ def toolchain_charts(model: trends.Model, cat, datadir: Path) -> list[Chart]:
             continue
         newer = tcs[0]
 
-        def ratio(per, o):
-            return (primary_time(per[newer])["median"] / primary_time(per[o])["median"]
-                    if newer in per and o in per and primary_time(per[o])["median"] > 0 else None)
+        def ratio(per, o):   # of the headline metric's medians
+            return (HEADLINE.median_of(per[newer]) / HEADLINE.median_of(per[o])
+                    if newer in per and o in per and HEADLINE.median_of(per[o]) > 0 else None)
         # Only toolchains and benchmarks with something in common with the newest: gnuplot
         # stops on a column without a single valid point ("No valid points").
         olders = [o for o in tcs[1:] if any(ratio(per, o) is not None for per in fams.values())]
@@ -497,15 +526,14 @@ def render(charts: list[Chart], outdir: Path, workdir: Path, jobs: int | None = 
 
 
 def version_charts(model: trends.Model, datadir: Path) -> list[Chart]:
-    """Per OS, language and pair of channels: how the newer compiler's time ratio against
-    the older moved over the nights (the history entries' `versus`, same-run verdicts)."""
-    import math
-
+    """Per OS, language and pair of channels: how the newer compiler's headline (time)
+    ratio against the older moved over the nights (the history entries' `versus`,
+    same-run verdicts)."""
     groups: dict[tuple[str, str, str, str], dict[str, list[float]]] = {}
     for s in model.series.values():
         for e in s.entries:
             v = e.get("versus") or {}
-            r = ((v.get("metrics") or {}).get("time") or {}).get("ratio")
+            r = ((v.get("metrics") or {}).get(HEADLINE.name) or {}).get("ratio")
             if not r or r <= 0:
                 continue
             older = versions.older_side(v)
@@ -527,7 +555,7 @@ def version_charts(model: trends.Model, datadir: Path) -> list[Chart]:
             f"set title {gq(f'{lang} {newer} against {older} on {os_}: time ratio per night (above 1: newer slower)')} noenhanced",
             "set xdata time", "set timefmt '%Y-%m-%dT%H:%M:%SZ'", f"set format x '{_date_format(by_date)}'",
             "set xtics rotate by -30", "set grid lc rgb '#dddddd'", "set key top left noenhanced",
-            "set ylabel 'newer / older (timed window)'",
+            f"set ylabel {gq(f'newer / older ({HEADLINE.label})')}",
             "set arrow from graph 0, first 1 to graph 1, first 1 nohead lc rgb '#444444' dt 2 front",
             f"plot {gq(str(fname))} using 1:2:3:4 with yerrorbars lc rgb '{tint(colour, 0.5)}' title 'lowest .. highest benchmark', \\",
             f"     {gq(str(fname))} using 1:2 with linespoints lc rgb '{colour}' lw 2 pt 7 title 'geometric mean'",

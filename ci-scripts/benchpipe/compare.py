@@ -9,28 +9,15 @@ Output: a `Report` (to_json() is the machine-readable form, schema
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, field, replace
 
-from benchpipe import measures, multitest, stats
+from benchpipe import catalogue, metrics, multitest, scaling, stats
 from benchpipe.errors import UsageError
-from benchpipe.results import family_id, format_params, key_id
+from benchpipe.metrics import METRICS
+from benchpipe.results import family_id, format_params, is_ab, key_id
 
 COMPARE_SCHEMA = "gorust-bench.compare/1"
-
-# The metrics compared, smaller is better (benchpipe.measures): time: the program's own
-# timed window per run (setup and start-up excluded, the primary time of every report);
-# cpu: the CPU time (user + system) spent inside that window (much less disturbed than
-# wall time by other processes on a shared runner); memory: peak resident set per run.
-METRICS = {"time": "timed window", "cpu": "CPU time in the window", "memory": "peak memory"}
-_SAMPLES = {"time": measures.window_s, "cpu": measures.cpu_s, "memory": measures.memory_bytes}
-
-
-def metric_samples(bench: dict, metric: str) -> list:
-    """The per-run samples of one metric of a results-file benchmark."""
-    return _SAMPLES[metric](bench)
-
 
 MISSING = "missing"
 FAILED = "failed"
@@ -43,19 +30,21 @@ SEVERITY = {stats.REGRESSION: 0, FAILED: 1, MISSING: 2, SKIPPED: 3, stats.IMPROV
 @dataclass(frozen=True)
 class Settings:
     alpha: float = stats.DEFAULT_ALPHA
-    threshold: float = stats.DEFAULT_THRESHOLD             # time
+    # the practical thresholds a metric's `setting` names (benchpipe.metrics): time and CPU
+    # time (--threshold), memory (--memory-threshold)
+    threshold: float = stats.DEFAULT_THRESHOLD
     memory_threshold: float = stats.DEFAULT_MEMORY_THRESHOLD
     confidence: float = stats.CONFIDENCE
     seed: int = stats.SEED
     correction: str = "bh"    # across the tests of a report (multitest.CORRECTIONS)
 
     def threshold_for(self, metric: str) -> float:
-        return self.memory_threshold if metric == "memory" else self.threshold
+        return metrics.threshold(METRICS[metric], self)
 
     def to_json(self) -> dict:
         return {
             "alpha": self.alpha,
-            "threshold": {"time": self.threshold, "cpu": self.threshold, "memory": self.memory_threshold},
+            "threshold": {m: self.threshold_for(m) for m in METRICS},
             "confidence": self.confidence, "seed": self.seed, "correction": self.correction,
             "test": "sides of one run (interleaved pairs): Wilcoxon signed-rank on the within-pair log ratios "
                     "(scipy.stats.wilcoxon); sides of two runs: Mann-Whitney U (scipy.stats.mannwhitneyu); "
@@ -193,9 +182,7 @@ def plan_pairs(docs: list, names: list, base: str | None = None, head: str | Non
         if base or head:
             raise UsageError("--base/--head select sides inside one results file; with two files the first is the base")
         if head_scale and head_scale != 1:
-            from benchpipe import catalogue
-            cat = catalogue.load()
-            return "files", [(names[0], names[1], a, b, _ScaledIdent(head_scale, cat))]
+            return "files", [(names[0], names[1], a, b, _ScaledIdent(head_scale, catalogue.load()))]
         ids_a = {_id_without_label(x["key"]) for x in a}
         ids_b = {_id_without_label(x["key"]) for x in b}
         ident = _id_without_label
@@ -233,8 +220,7 @@ class _ScaledIdent:
         self.factor, self.cat = factor, cat
 
     def base(self, key: dict) -> str:
-        from benchpipe.calibration import scale_key
-        return _id_without_label(scale_key(key, self.factor, self.cat))
+        return _id_without_label(scaling.scale_key(key, self.factor, self.cat))
 
     def __call__(self, key: dict) -> str:
         return _id_without_label(key)
@@ -309,24 +295,24 @@ def compare_bench(pid: str, base_name: str, head_name: str, b: dict | None, h: d
             reason = " ".join(str(bench.get("reason", "")).split())[:200]
             return BenchComparison(pid, key, base_name, head_name, FAILED if bench["status"] == "failed" else SKIPPED,
                                    note=f"{bench['status']} in {side}: {reason}")
-    metrics = {}
-    for metric in METRICS:
-        xs, ys = metric_samples(b, metric), metric_samples(h, metric)
-        if not xs and not ys:
-            continue  # e.g. a platform without memory figures
+    found = {}
+    for metric in METRICS.values():
+        xs, ys = metric.samples(b), metric.samples(h)
+        if (not xs and not ys) or (metric.optional and not (xs and ys)):
+            continue  # e.g. a platform without memory figures; a side without an optional metric
         if paired and len(xs) == len(ys):
-            metrics[metric] = stats.compare_paired(xs, ys, alpha=settings.alpha / max(1, len(looks.spending)),
-                                                   threshold=settings.threshold_for(metric),
-                                                   confidence=settings.confidence, seed=settings.seed)
+            found[metric.name] = stats.compare_paired(xs, ys, alpha=settings.alpha / max(1, len(looks.spending)),
+                                                      threshold=settings.threshold_for(metric.name),
+                                                      confidence=settings.confidence, seed=settings.seed)
         else:
-            metrics[metric] = stats.compare_samples(xs, ys, alpha=settings.alpha,
-                                                    threshold=settings.threshold_for(metric),
-                                                    confidence=settings.confidence, seed=settings.seed)
-    return BenchComparison(pid, key, base_name, head_name, _overall(metrics), metrics)
+            found[metric.name] = stats.compare_samples(xs, ys, alpha=settings.alpha,
+                                                       threshold=settings.threshold_for(metric.name),
+                                                       confidence=settings.confidence, seed=settings.seed)
+    return BenchComparison(pid, key, base_name, head_name, _overall(found), found)
 
 
-def _overall(metrics: dict) -> str:
-    verdicts = [c.verdict for c in metrics.values()] or [stats.TOO_FEW]
+def _overall(by_metric: dict) -> str:
+    verdicts = [c.verdict for c in by_metric.values()] or [stats.TOO_FEW]
     overall = min(verdicts, key=lambda v: SEVERITY[v])
     if stats.TOO_FEW in verdicts and overall == stats.NO_CHANGE:
         overall = stats.TOO_FEW
@@ -380,7 +366,30 @@ def compare_docs(docs: list, names: list, settings: Settings | None = None, base
     return Report(mode, list(names), settings, out, calibration, docs[-1].get("env"), head_scale)
 
 
-def worst_ratio(c: BenchComparison) -> float:
-    """The ratio furthest from 1 among the metrics (for sorting and summaries)."""
-    rs = [m.ratio for m in c.metrics.values() if m.ratio is not None and m.ratio > 0]
-    return max(rs, key=lambda r: abs(math.log(r)) if math.isfinite(r) else math.inf) if rs else 1.0
+# ---------------------------------------------------------------- compiler versions, for the history
+
+def _round(x):
+    return None if x is None else float(f"{x:.6g}")
+
+
+def toolchain_verdicts(doc: dict) -> dict[str, dict]:
+    """benchmark id -> its comparison with the next older toolchain of its language in
+    the same run (measured interleaved on one runner: the toolchains mode, paired, the
+    statistics of pull requests), as the history keeps it (an entry's `versus`). Empty
+    for A/B runs and single-toolchain runs."""
+    if is_ab(doc) or not has_pairs(doc) or not any(b["records"] for b in doc["benchmarks"]):
+        return {}  # (no records: a synthetic history has no timed windows to compare)
+    chan = {b["key"]["toolchain"]: b.get("channel") for b in doc["benchmarks"]}
+    report = compare_docs([doc], ["results"])
+    out = {}
+    for c in report.comparisons:
+        if c.verdict in (MISSING, FAILED, SKIPPED) or c.key["toolchain"] != c.head:
+            continue
+        v = {"toolchain": c.base, "verdict": c.verdict, "metrics": {}}
+        if chan.get(c.base):
+            v["channel"] = chan[c.base]
+        for m, sc in c.metrics.items():
+            v["metrics"][m] = {k: _round(getattr(sc, k)) for k in ("ratio", "ci_low", "ci_high", "p_value", "resolution")}
+            v["metrics"][m]["verdict"] = sc.verdict
+        out[key_id(c.key)] = v
+    return out

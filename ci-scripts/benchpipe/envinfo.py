@@ -19,6 +19,13 @@ GITHUB_VARS = ("GITHUB_REPOSITORY", "GITHUB_RUN_ID", "GITHUB_RUN_ATTEMPT", "GITH
                "GITHUB_SERVER_URL", "RUNNER_NAME", "RUNNER_OS", "RUNNER_ARCH", "ImageOS", "ImageVersion")
 
 
+def repo_url() -> str:
+    """The repository's web address from the GitHub Actions context (commit links on the
+    site and in data.js); "" outside Actions."""
+    server, repo = os.environ.get("GITHUB_SERVER_URL"), os.environ.get("GITHUB_REPOSITORY")
+    return f"{server}/{repo}" if server and repo else ""
+
+
 def os_name() -> str:
     return {"darwin": "macos", "win32": "windows"}.get(sys.platform, "linux")
 
@@ -32,7 +39,7 @@ def _run(argv: list[str], cwd=None) -> str:
 
 
 def _windows_cpu_name() -> str:
-    import winreg
+    import winreg  # exists on Windows only
     with winreg.OpenKey(winreg.HKEY_LOCAL_MACHINE, r"HARDWARE\DESCRIPTION\System\CentralProcessor\0") as k:
         return str(winreg.QueryValueEx(k, "ProcessorNameString")[0])
 
@@ -66,7 +73,7 @@ def memory_bytes() -> int:
         if sys.platform == "darwin":
             return int(_run(["sysctl", "-n", "hw.memsize"]) or 0)
         if sys.platform == "win32":
-            import ctypes
+            import ctypes  # only here, on Windows: GlobalMemoryStatusEx
 
             class MemStatus(ctypes.Structure):
                 _fields_ = [("dwLength", ctypes.c_ulong), ("dwMemoryLoad", ctypes.c_ulong),

@@ -1,6 +1,7 @@
 """Atomic file writes: write a sibling temp file, flush it to disk, rename over the
 target. A reader (or a killed writer) sees the old file or the new one, never half.
-And a lock that serialises writers of one directory on one machine; a file's digest."""
+Likewise a whole directory swapped for a new one. And a lock that serialises writers of
+one directory on one machine; a file's digest."""
 
 from __future__ import annotations
 
@@ -8,8 +9,12 @@ import contextlib
 import hashlib
 import json
 import os
+import shutil
 import tempfile
+import time
 from pathlib import Path
+
+from benchpipe.errors import BenchError
 
 
 def sha256_file(path) -> str:
@@ -44,13 +49,24 @@ def atomic_write_json(path: Path, doc, indent: int | None = 1) -> None:
     atomic_write_text(path, json.dumps(doc, indent=indent, sort_keys=False, allow_nan=False) + "\n")
 
 
+def swap_dir(new: Path, target: Path) -> None:
+    """Replace directory target by new (a sibling) with two renames: a reader sees the
+    old one or the new one, whole."""
+    old = target.with_name(f".{target.name}-old")
+    shutil.rmtree(old, ignore_errors=True)
+    if target.exists():
+        target.rename(old)
+    new.rename(target)
+    shutil.rmtree(old, ignore_errors=True)
+
+
 LOCK_WAIT_S = 600.0  # how long a writer waits for another, on every OS
 
 
 def _try_lock(fh) -> bool:
     """One non-blocking attempt: flock on Unix, a one-byte msvcrt range lock on Windows."""
     try:
-        import fcntl
+        import fcntl  # imported here: there is no fcntl on Windows, and no msvcrt elsewhere
     except ImportError:
         import msvcrt
         try:
@@ -71,10 +87,6 @@ def file_lock(root: Path, wait_s: float = LOCK_WAIT_S):
     """Serialise writers of one directory on one machine (several `history add` into one
     history). Every OS waits the same bounded time (msvcrt's own blocking lock gives up
     after 10 s, flock would wait for ever), then fails with a one-line error."""
-    import time
-
-    from benchpipe.errors import BenchError
-
     root = Path(root)
     root.mkdir(parents=True, exist_ok=True)
     fh = open(root / ".lock", "a+")

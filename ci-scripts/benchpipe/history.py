@@ -27,9 +27,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from benchpipe import measures, strictjson
-from benchpipe import results as results_mod
-from benchpipe import schema as schema_mod
+from benchpipe import measures, metrics, results, schema, strictjson
 from benchpipe.errors import BenchError
 from benchpipe.fsutil import atomic_write_text, file_lock
 from benchpipe.stats import summarize
@@ -76,7 +74,7 @@ _DEFS = {"entries": "entries_file", "runs": "runs_file", "entry": "entry", "run"
 
 
 def record_problems(record, kind: str) -> list[str]:
-    return schema_mod.problems_at(record, "history", _DEFS[kind])
+    return schema.problems_at(record, "history", _DEFS[kind])
 
 
 # Digests of records that passed the schema in this process. A record whose content
@@ -127,7 +125,7 @@ def file_problems(path: Path, doc, rel: str) -> list[str]:
         if kind == "entries":
             if rec["os"] != doc["os"] or rec["key"]["scenario"] != doc["scenario"]:
                 found.append(f"{where}: os/scenario do not match the file")
-            if rec["id"] != results_mod.key_id(rec["key"]):
+            if rec["id"] != results.key_id(rec["key"]):
                 found.append(f"{where}.id: {rec['id']!r} does not match its key")
         ident = rec["run"] if kind == "runs" else (rec["run"], rec["id"])
         if ident in seen:
@@ -196,39 +194,12 @@ def channel(entry: dict) -> str:
     return entry.get("channel") or entry["key"]["toolchain"]
 
 
-def _round(x):
-    return None if x is None else float(f"{x:.6g}")
-
-
-def toolchain_verdicts(doc: dict) -> dict[str, dict]:
-    """benchmark id -> its comparison with the next older toolchain of its language in
-    the same run (measured interleaved on one runner: compare's toolchains mode, paired,
-    the statistics of pull requests). Empty for A/B runs and single-toolchain runs."""
-    from benchpipe import compare
-
-    if results_mod.is_ab(doc) or not compare.has_pairs(doc) or not any(b["records"] for b in doc["benchmarks"]):
-        return {}  # (no records: a synthetic history has no timed windows to compare)
-    chan = {b["key"]["toolchain"]: b.get("channel") for b in doc["benchmarks"]}
-    report = compare.compare_docs([doc], ["results"])
-    out = {}
-    for c in report.comparisons:
-        if c.verdict in (compare.MISSING, compare.FAILED, compare.SKIPPED) or c.key["toolchain"] != c.head:
-            continue
-        v = {"toolchain": c.base, "verdict": c.verdict, "metrics": {}}
-        if chan.get(c.base):
-            v["channel"] = chan[c.base]
-        for m, sc in c.metrics.items():
-            v["metrics"][m] = {k: _round(getattr(sc, k)) for k in ("ratio", "ci_low", "ci_high", "p_value", "resolution")}
-            v["metrics"][m]["verdict"] = sc.verdict
-        out[results_mod.key_id(c.key)] = v
-    return out
-
-
-def entry_records(doc: dict, run: str, verdicts: bool = True) -> list[dict]:
-    """verdicts=False: without `versus` (what only needs the figures skips the statistics)."""
+def entry_records(doc: dict, run: str, versus: dict | None = None) -> list[dict]:
+    """The entries of a run's ok benchmarks. versus: benchmark id -> its verdict against the
+    next older toolchain of the run (compare.toolchain_verdicts), kept as the entry's `versus`."""
     env = doc["env"]
     date = utc_date(env["timestamp"])
-    versus = toolchain_verdicts(doc) if verdicts else {}
+    versus = versus or {}
     out = []
     for b in doc["benchmarks"]:
         if b["status"] != "ok":
@@ -245,12 +216,13 @@ def entry_records(doc: dict, run: str, verdicts: bool = True) -> list[dict]:
             e["channel"] = b["channel"]
         if b["id"] in versus:
             e["versus"] = versus[b["id"]]
-        window = measures.window_s(b)
-        if window:
-            e["window_s"] = summarize(window)
-        wcpu = measures.window_cpu_s(b)
-        if wcpu:
-            e["window_cpu_s"] = summarize(wcpu)
+        for m in metrics.METRICS.values():   # each compared metric's summary, where measured
+            xs = m.history_samples(b)
+            if xs:
+                e[m.fields[0]] = summarize(xs)
+        # memory_bytes is required of every entry (since the first): 0 when not measured,
+        # which memory_source then does not name
+        e.setdefault("memory_bytes", summarize([0]))
         lat = measures.latency_us(b)
         if lat:
             e["latency_us"] = lat
@@ -265,8 +237,6 @@ def entry_records(doc: dict, run: str, verdicts: bool = True) -> list[dict]:
         facts = measures.settings(b)
         if facts:
             e["settings"] = facts
-        mem = measures.memory_bytes(b)
-        e["memory_bytes"] = summarize(mem) if mem else summarize([0])
         source = measures.memory_source(b)
         if source:
             e["memory_source"] = source
@@ -322,8 +292,10 @@ def _write_appended(root: Path, rel: str, doc: dict, old_text: str | None) -> No
     atomic_write_text(root / rel, text)
 
 
-def add(root, docs: list[tuple[str, dict]]) -> AddReport:
+def add(root, docs: list[tuple[str, dict]], versus: list[dict] | None = None) -> AddReport:
     """Append the runs of the given results documents (label, doc) to the history at root.
+    versus: per document, its toolchain verdicts (compare.toolchain_verdicts; the history
+    only stores them).
 
     Idempotent (a run already recorded adds nothing), validated, atomic per file, with
     the run records written last. Raises BenchError naming the file for a corrupt
@@ -335,7 +307,7 @@ def add(root, docs: list[tuple[str, dict]]) -> AddReport:
         pending_runs: dict[str, list[dict]] = {}   # month -> new run records
         pending_entries: dict[str, list[dict]] = {}  # rel -> new entries
         runs_docs: dict[str, tuple[dict, str | None]] = {}
-        for _label, doc in docs:
+        for i, (_label, doc) in enumerate(docs):
             run = run_id_of(doc)
             rrec = run_record(doc, run)
             month = month_of(rrec["date"])
@@ -349,7 +321,7 @@ def add(root, docs: list[tuple[str, dict]]) -> AddReport:
             pending_runs.setdefault(rel, []).append(rrec)
             report.runs_added.append(run)
             report.new_runs.append(rrec)
-            for e in entry_records(doc, run):
+            for e in entry_records(doc, run, versus[i] if versus else None):
                 erel = f"{e['os']}/{e['key']['scenario']}/{month}.json"
                 pending_entries.setdefault(erel, []).append(e)
         # load every file to be touched first: a corrupt one stops everything before a write
@@ -376,11 +348,6 @@ def add(root, docs: list[tuple[str, dict]]) -> AddReport:
             _write_appended(root, rel, doc, old_text)
             report.files_written.append(rel)
     return report
-
-
-def add_files(root, paths) -> AddReport:
-    docs = [(str(p), results_mod.load(p)) for p in paths]  # every input validated before any write
-    return add(root, docs)
 
 
 # --------------------------------------------------------------------------- reading
@@ -474,6 +441,6 @@ def load(root) -> History:
 # --------------------------------------------------------------------------- what entries are shown by
 
 def primary_time(entry: dict) -> dict:
-    """The time an entry is shown and analysed by: the program's own timed window, or
-    the whole-process wall time for entries written before windows were kept."""
-    return entry.get("window_s") or entry["time_s"]
+    """The time an entry is shown and analysed by (metrics.HEADLINE): the program's own
+    timed window, or the whole-process wall time for entries written before windows were kept."""
+    return metrics.HEADLINE.summary_of(entry)

@@ -90,7 +90,7 @@ def become_subreaper() -> bool:
     if _SUBREAPER or not sys.platform.startswith("linux"):
         return _SUBREAPER
     try:
-        import ctypes
+        import ctypes  # only here, on Linux: the one use of the C library
         libc = ctypes.CDLL(None, use_errno=True)
         _SUBREAPER = libc.prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
     except (OSError, AttributeError):

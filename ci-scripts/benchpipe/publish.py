@@ -37,10 +37,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchpipe import history, site
-from benchpipe import results as results_mod
+from benchpipe import compare, history, results, site
 from benchpipe.errors import BenchError
 from benchpipe.export import data_js
+from benchpipe.fsutil import swap_dir
 
 HISTORY_DIR = "history"
 DATA_JS = "dev/bench/data.js"
@@ -115,13 +115,14 @@ def _pause(stage: str) -> None:
 def publish(remote: str, branch: str, results_paths, *, site_url: str = "", repo_url: str = "",
             out: Path | None = None, retries: int = 15, jobs: int | None = None, detect: bool = True,
             log=print) -> PublishReport:
-    docs = [(str(p), results_mod.load(p)) for p in results_paths]  # every input valid before anything else
+    docs = [(str(p), results.load(p)) for p in results_paths]  # every input valid before anything else
+    versus = [compare.toolchain_verdicts(doc) for _, doc in docs]  # once: every attempt adds the same runs
     if is_local(remote):
         remote = ensure_local_remote(remote, branch)
     env = _identity_env()
     work = Path(tempfile.mkdtemp(prefix="bench-publish-"))
     try:
-        wt, runs_added, data_commit, attempts = _push_data(work, remote, branch, docs, repo_url, retries, env, log)
+        wt, runs_added, data_commit, attempts = _push_data(work, remote, branch, docs, versus, repo_url, retries, env, log)
         site_commit, more, tip = _push_site(work, wt, remote, branch, site_url, repo_url, retries, jobs, detect, env, log)
         if out:
             export(tip, Path(out))
@@ -158,7 +159,7 @@ def _gave_up(branch: str, retries: int):
                       f"(it is idempotent) or raise --retries")
 
 
-def _push_data(work, remote, branch, docs, repo_url, retries, env, log):
+def _push_data(work, remote, branch, docs, versus, repo_url, retries, env, log):
     """Phase 1, the data: history entries and data.js, without rendering anything, so a
     race costs a fetch and a `history add`, not a site. Returns the work tree at the tip
     that holds them, the runs added, the data commit (None: nothing new) and attempts."""
@@ -166,7 +167,7 @@ def _push_data(work, remote, branch, docs, repo_url, retries, env, log):
         wt = work / f"data-{attempt}"
         _fetch(wt, remote, branch)
         _pause("fetched")
-        rep = history.add(wt / HISTORY_DIR, docs)
+        rep = history.add(wt / HISTORY_DIR, docs, versus)
         if not rep.runs_added:
             log(f"publish: nothing new (the {len(rep.runs_present)} run(s) are already in {branch})")
             return wt, [], None, attempt
@@ -225,9 +226,4 @@ def export(wt: Path, out: Path) -> None:
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}-new-", dir=out.parent))
     shutil.rmtree(tmp)
     shutil.copytree(wt, tmp, ignore=shutil.ignore_patterns(".git", ".lock"))
-    old = out.with_name(f".{out.name}-old")
-    shutil.rmtree(old, ignore_errors=True)
-    if out.exists():
-        out.rename(old)
-    tmp.rename(out)
-    shutil.rmtree(old, ignore_errors=True)
+    swap_dir(tmp, out)

@@ -47,7 +47,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchpipe import compare, fsutil, hyperfine, measures, multitest, schema, stats
+from benchpipe import fsutil, hyperfine, measures, metrics, multitest, schema, stats
 from benchpipe.catalogue import BenchSpec, Preset, resolve_cpus
 from benchpipe.results import RESULTS_SCHEMA, format_params, key_id
 from benchpipe.toolchains import Built
@@ -257,7 +257,7 @@ class Sequential:
 
     The rounds come in looks (10, 20, 30 rounds, then 60 and 120 for a group cheap
     enough). After each look but the last, a group stops when every side's comparison
-    with the first side is decided on every metric (timed window, CPU time, memory):
+    with the first side is decided on every metric (benchpipe.metrics):
     flagged at the level a flag must reach in the report (alpha / (tests x spending
     looks): multitest, the Benjamini-Hochberg level of a lone change among `tests`
     tests), or its interval wholly inside the no-change band (1 / (1 + threshold),
@@ -281,7 +281,7 @@ class Sequential:
 
     looks: tuple[int, ...]
     alpha: float
-    threshold: float
+    threshold: float    # the thresholds a metric's `setting` names, as in compare.Settings
     memory_threshold: float = stats.DEFAULT_MEMORY_THRESHOLD
     tests: int = 1
     free: int = 0                  # looks up to here need no budget (0: all of them)
@@ -328,11 +328,11 @@ class Sequential:
             if any(j.status == "failed" for j in (group[0], other)):
                 continue  # nothing more to learn from this pair
             second = other.to_json()
-            for metric in compare.METRICS:
-                xs, ys = compare.metric_samples(first, metric), compare.metric_samples(second, metric)
+            for metric in metrics.METRICS.values():
+                xs, ys = metric.samples(first), metric.samples(second)
                 if not xs or len(xs) != len(ys):
                     continue
-                t = self.memory_threshold if metric == "memory" else self.threshold
+                t = metrics.threshold(metric, self)
                 c = stats.compare_paired(xs, ys, alpha=self.alpha, threshold=t)
                 band = (1 / (1 + t), 1 + t)
                 inside = c.ci_low is not None and c.ci_high is not None and band[0] < c.ci_low and c.ci_high < band[1]

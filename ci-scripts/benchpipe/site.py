@@ -21,17 +21,12 @@ from pathlib import Path
 
 import jinja2
 
-from benchpipe import ROOT, measures, trends, units, versions
-from benchpipe import catalogue as catalogue_mod
-from benchpipe import charts as charts_mod
-from benchpipe import history as history_mod
-from benchpipe.errors import BenchError
-from benchpipe.fsutil import atomic_write_text
-from benchpipe.history import primary_time
+from benchpipe import ROOT, catalogue, charts, history, measures, trends, units, versions
+from benchpipe.fsutil import atomic_write_text, swap_dir
+from benchpipe.metrics import HEADLINE, METRICS, charted, page_data
 from benchpipe.results import family_id, format_params
 
 SITE_SOURCE = ROOT / "gh-pages"
-MANAGED_DIRS = ("assets", "charts", "data")
 
 
 @dataclass
@@ -60,7 +55,7 @@ def _env() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(SITE_SOURCE / "templates")),
                              autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     # ratio: Rust relative to Go as the seed tables show it (+1.6%: Rust took 1.6% more)
-    env.filters.update(time=units.seconds, bytes=units.bytes_, ratio=units.percent, size=fmt_size)
+    env.filters.update(time=units.seconds, bytes=units.bytes_, ratio=units.percent, size=fmt_size, value=units.value)
     return env
 
 
@@ -68,8 +63,10 @@ def _env() -> jinja2.Environment:
 
 def overview(model: trends.Model, cat) -> list[dict]:
     """Per scenario and OS, like the seed tables: size | Rust time, memory | Go time,
-    memory | Diff (Rust relative to Go). Latest results, the headline toolchain per
-    language, Go variants paired with their Rust counterparts."""
+    memory | Diff (Rust relative to Go), for each charted metric (benchpipe.metrics: the
+    timed window, peak memory). Latest results, the headline toolchain per language, Go
+    variants paired with their Rust counterparts."""
+    shown = charted()
     out = []
     for sc_name in [s for s in cat.scenarios if s in model.scenarios] + sorted(set(model.scenarios) - set(cat.scenarios)):
         sc = cat.scenarios.get(sc_name)
@@ -105,16 +102,12 @@ def overview(model: trends.Model, cat) -> list[dict]:
                     rm = latest.get(("rust-mimalloc", rv, other, size))
                     if not (go or rs or rm):
                         continue
-                    def ratio(a, b, f):
-                        if not (a and b):
-                            return None
-                        pick = primary_time if f == "time" else (lambda e: e[f])
-                        below = pick(b)["median"]
-                        return pick(a)["median"] / below if below > 0 else None
                     rows.append({"size": size, "other": other, "go_variant": gv, "rust_variant": rv,
                                  "go": go, "rs": rs, "rm": rm,
-                                 "diff_time": ratio(rs, go, "time"), "diff_mem": ratio(rs, go, "memory_bytes"),
-                                 "diff_time_mi": ratio(rm, go, "time"), "diff_mem_mi": ratio(rm, go, "memory_bytes")})
+                                 # each side's summary of each metric (None: not measured)
+                                 "cells": {side: {m.name: m.summary_of(e) if e else None for m in shown}
+                                           for side, e in (("rs", rs), ("rm", rm), ("go", go))},
+                                 "diff": {m.name: _ratio(m, rs, go) for m in shown}})
             commits = sorted({(e["date"], e["commit"]) for e in latest.values()}, reverse=True)
             tables.append({"os": os_, "rows": rows, "glance": glance(rows), "go_tc": model.headline.get((os_, "go")),
                            "rust_tc": model.headline.get((os_, "rust")),
@@ -124,6 +117,12 @@ def overview(model: trends.Model, cat) -> list[dict]:
     return out
 
 
+def _ratio(metric, a: dict | None, b: dict | None) -> float | None:
+    """a's median of the metric over b's (None: either missing, or b's is 0)."""
+    x, y = (metric.median_of(a) if a else None), (metric.median_of(b) if b else None)
+    return x / y if x is not None and y else None
+
+
 def _apart(a: dict, b: dict) -> bool:
     """The two 95% intervals of the median do not overlap: the difference is clear."""
     return a["ci_high"] < b["ci_low"] or b["ci_high"] < a["ci_low"]
@@ -131,45 +130,48 @@ def _apart(a: dict, b: dict) -> bool:
 
 def glance(rows: list[dict]) -> list[dict]:
     """The overview's first answer, per Rust build: over the paired rows, the geometric
-    mean of Rust's time and memory relative to Go's, the lowest and highest ratio, and in
-    how many rows the two 95% intervals are apart (the difference is clear)."""
+    mean of Rust's figure relative to Go's for each charted metric (time, memory), the
+    lowest and highest ratio, and in how many rows the two 95% intervals are apart (the
+    difference is clear)."""
     out = []
     for build, side in (("rust-system", "rs"), ("rust-mimalloc", "rm")):
         item = {"build": build}
-        for metric, pick in (("time", primary_time), ("memory", lambda e: e["memory_bytes"])):
-            rs = [(pick(r[side]), pick(r["go"])) for r in rows if r.get(side) and r.get("go")]
-            rs = [(a, b) for a, b in rs if a["median"] > 0 and b["median"] > 0]
+        for metric in charted():
+            rs = [(metric.summary_of(r[side]), metric.summary_of(r["go"])) for r in rows if r.get(side) and r.get("go")]
+            rs = [(a, b) for a, b in rs if a and b and a["median"] > 0 and b["median"] > 0]
             if not rs:
                 continue
             ratios = [a["median"] / b["median"] for a, b in rs]
-            item[metric] = {"geomean": math.exp(sum(math.log(x) for x in ratios) / len(ratios)),
-                            "low": min(ratios), "high": max(ratios), "n": len(ratios),
-                            "apart": sum(_apart(a, b) for a, b in rs)}
+            item[metric.name] = {"geomean": math.exp(sum(math.log(x) for x in ratios) / len(ratios)),
+                                 "low": min(ratios), "high": max(ratios), "n": len(ratios),
+                                 "apart": sum(_apart(a, b) for a, b in rs)}
         if len(item) > 1:
             out.append(item)
     return out
 
 
 def scenario_data(model: trends.Model, sc_name: str, size_param: str) -> dict:
+    """A scenario page's data (data/<scenario>.js, read by site.js): the latest row per
+    benchmark and OS, with [median, CI low, CI high] of each compared metric under
+    `values` (null: not measured) and the metrics themselves under `metrics`, and the
+    trend charts."""
     rows, trend_list = [], {}
     for (os_, kid), e in sorted(model.latest.items()):
         k = e["key"]
         if k["scenario"] != sc_name:
             continue
         chart = trends.trend_chart_name(k, os_)
-        window = primary_time(e)
         rows.append({
             "id": kid, "os": os_, "lang": k["lang"], "build": k["build"], "toolchain": k["toolchain"],
             "channel": e.get("channel", ""),
             "variant": k["variant"], "params": format_params(k["params"]), "size": k["params"].get(size_param),
-            "time": [window["median"], window["ci_low"], window["ci_high"]],
+            "values": {m.name: [st["median"], st["ci_low"], st["ci_high"]] if (st := m.summary_of(e)) else None
+                       for m in METRICS.values()},
             "wall": e["time_s"]["median"],
-            "cpu": (e.get("window_cpu_s") or {}).get("median"),
             "p50": (e.get("latency_us") or {}).get("p50"), "p99": (e.get("latency_us") or {}).get("p99"),
             "figure": measures.figure_text(e.get("metrics") or {}),
             "warning": e.get("warning", ""),
             "settings": measures.settings_text(e.get("settings") or {}),
-            "mem": [e["memory_bytes"]["median"], e["memory_bytes"]["ci_low"], e["memory_bytes"]["ci_high"]],
             "n": e["time_s"]["n"], "date": e["date"], "commit": e["commit"], "chart": f"charts/{chart}.svg",
         })
         t = trend_list.setdefault(chart, {"chart": f"charts/{chart}.svg", "os": os_, "family": family_id(k),
@@ -179,7 +181,8 @@ def scenario_data(model: trends.Model, sc_name: str, size_param: str) -> dict:
             t["toolchains"].append(k["toolchain"])
         s = model.series.get(trends.series_id(e))
         t["changepoints"] += sum(len(cps) for cps in s.metric_changepoints.values()) if s else 0
-    return {"scenario": sc_name, "size_param": size_param, "rows": rows, "trends": list(trend_list.values())}
+    return {"scenario": sc_name, "size_param": size_param, "metrics": [page_data(m) for m in METRICS.values()],
+            "rows": rows, "trends": list(trend_list.values())}
 
 
 def machines(model: trends.Model) -> list[dict]:
@@ -218,8 +221,8 @@ def render(history_dir, out_dir, *, site_url: str = "", repo_url: str = "", jobs
 
 
 def _render(out, history_dir, rep, t0, detect, jobs, cp_options, site_url, repo_url, keep_chart_sources):
-    cat = catalogue_mod.load()
-    hist = history_mod.load(history_dir)
+    cat = catalogue.load()
+    hist = history.load(history_dir)
     rep.runs, rep.entries = len(hist.runs), len(hist.entries)
     rep.timings["load"] = time.perf_counter() - t0
 
@@ -234,8 +237,8 @@ def _render(out, history_dir, rep, t0, detect, jobs, cp_options, site_url, repo_
     tmp_charts.mkdir(parents=True)
     png_os = "linux" if any("linux" in i["oses"] for i in model.scenarios.values()) else \
         (sorted({o for i in model.scenarios.values() for o in i["oses"]}) or [None])[0]
-    rep.charts = charts_mod.make_all(model, cat, tmp_charts, jobs=jobs, png_os=png_os, keep_sources=keep_chart_sources)
-    _swap_dir(tmp_charts, out / "charts")
+    rep.charts = charts.make_all(model, cat, tmp_charts, jobs=jobs, png_os=png_os, keep_sources=keep_chart_sources)
+    swap_dir(tmp_charts, out / "charts")
     rep.timings["charts"] = time.perf_counter() - t
 
     t = time.perf_counter()
@@ -246,7 +249,9 @@ def _render(out, history_dir, rep, t0, detect, jobs, cp_options, site_url, repo_
     # the overview's thumbnail per scenario: its bar chart drawn as PNG too (charts.bar_charts)
     thumbs = {name.split("/")[0]: name for name in rep.charts["bars"] if (out / "charts" / f"{name}.png").exists()}
     nav = [{"name": s["name"], "title": s["title"]} for s in scen_overview]
-    common = {"generated": generated, "site_url": site_url.rstrip("/"), "repo_url": repo_url.rstrip("/"),
+    # the templates loop over the compared metrics (benchpipe.metrics): every page gets them
+    common = {"metrics": METRICS, "headline": HEADLINE, "overview_metrics": charted(),
+              "generated": generated, "site_url": site_url.rstrip("/"), "repo_url": repo_url.rstrip("/"),
               "nav": nav, "runs": len(hist.runs), "latest_run": max(hist.runs.values(), key=lambda r: r["date"], default=None)}
 
     tmp_data = out / ".data-new"
@@ -282,12 +287,12 @@ def _render(out, history_dir, rep, t0, detect, jobs, cp_options, site_url, repo_
     pages["about.html"] = env.get_template("about.html.j2").render(
         page="about", presets=cat.presets, builds=cat.builds, catalogue=cat, machines=machines(model), cp_options=cp_options or {},
         toolchains=sorted({(r["os"], tc, v) for r in hist.runs.values() for tc, v in r["toolchains"].items()}), **common)
-    _swap_dir(tmp_data, out / "data")
+    swap_dir(tmp_data, out / "data")
 
     tmp_assets = out / ".assets-new"
     shutil.rmtree(tmp_assets, ignore_errors=True)
     shutil.copytree(SITE_SOURCE / "static", tmp_assets)
-    _swap_dir(tmp_assets, out / "assets")
+    swap_dir(tmp_assets, out / "assets")
     for old in out.glob("scenario-*.html"):
         if old.name not in pages:
             old.unlink()
@@ -298,18 +303,3 @@ def _render(out, history_dir, rep, t0, detect, jobs, cp_options, site_url, repo_
     rep.timings["pages"] = time.perf_counter() - t
     rep.timings["total"] = time.perf_counter() - t0
     return rep
-
-
-def _swap_dir(new: Path, target: Path) -> None:
-    """Replace directory target by new with two renames (readers see old or new)."""
-    old = target.with_name(f".{target.name}-old")
-    shutil.rmtree(old, ignore_errors=True)
-    if target.exists():
-        target.rename(old)
-    new.rename(target)
-    shutil.rmtree(old, ignore_errors=True)
-
-
-def check_templates() -> None:
-    if not (SITE_SOURCE / "templates").is_dir():
-        raise BenchError(f"{SITE_SOURCE}/templates: the site's templates are missing")

@@ -86,7 +86,6 @@ REGRESSION = "regression"
 IMPROVEMENT = "improvement"
 NO_CHANGE = "no change"
 TOO_FEW = "too few samples"
-VERDICTS = (REGRESSION, IMPROVEMENT, NO_CHANGE, TOO_FEW)
 
 
 @dataclass(frozen=True)

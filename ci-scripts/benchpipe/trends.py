@@ -4,10 +4,10 @@ version on every point), the latest result per series, the headline toolchain pe
 language, Go-vs-Rust pairs, the compiler-version verdicts, and change points (through
 a small adapter over benchpipe.changepoints).
 
-Change points are found on three series of medians per (benchmark, OS, channel): the
-timed window (history.primary_time), the CPU time inside it, and peak memory, in
-parallel processes, with a cache (keyed by the series' content) kept beside the site,
-so re-rendering an unchanged history detects nothing again."""
+Change points are found on a series of medians per (benchmark, OS, channel) and metric
+(benchpipe.metrics, those with `changepoints`: the timed window, the CPU time inside it
+and peak memory), in parallel processes, with a cache (keyed by the series' content)
+kept beside the site, so re-rendering an unchanged history detects nothing again."""
 
 from __future__ import annotations
 
@@ -20,11 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchpipe.fsutil import atomic_write_json
-from benchpipe.history import channel, primary_time
-from benchpipe.results import family_id, format_params
-
-LANGS = ("go", "rust")
-
+from benchpipe.history import channel
+from benchpipe.metrics import HEADLINE, METRICS, with_changepoints
+from benchpipe.results import family_id, format_params, key_id
 
 # --------------------------------------------------------------------------- change-point adapter
 
@@ -36,6 +34,8 @@ def _detect_one(args) -> list[dict]:
     medians, commit, previous_commit). The adapter over benchpipe.changepoints.detect
     (E-Divisive means). `start` > 0 analyses only
     points[start:] (indices shifted back to the whole series)."""
+    # imported where change points are looked for: with it (signal_processing_algorithms,
+    # structlog, scipy.spatial) `bench --help` took 0.07 s more CPU, for nothing
     from benchpipe import changepoints
 
     commits, dates, values, options, start = args
@@ -103,16 +103,6 @@ def detect_all(series: dict[str, tuple[list, list, list]], cache_path: Path | No
 
 # --------------------------------------------------------------------------- model
 
-# What change points are looked for in (each its own series of medians per run): the
-# timed window, the CPU time inside it, and peak memory. A run without the figure (an
-# entry written before windows were kept, a program that reported no memory) is left
-# out of that metric's series.
-CP_METRICS = {
-    "time": lambda e: primary_time(e)["median"],
-    "cpu": lambda e: (e.get("window_cpu_s") or {}).get("median"),
-    "memory": lambda e: (e.get("memory_bytes") or {}).get("median"),
-}
-METRIC_ORDER = {"time": 2, "cpu": 1, "memory": 0}  # newest first, then time, CPU, memory
 
 
 def version_tuple(toolchain: str) -> tuple:
@@ -151,12 +141,12 @@ class Series:
     key: dict
     channel: str = ""
     entries: list[dict] = field(default_factory=list)
-    metric_changepoints: dict[str, list[dict]] = field(default_factory=dict)  # time, cpu, memory
+    metric_changepoints: dict[str, list[dict]] = field(default_factory=dict)  # metric name -> its change points
 
     @property
     def changepoints(self) -> list[dict]:
-        """Those of the timed window (the trend charts' headline)."""
-        return self.metric_changepoints.get("time", [])
+        """Those of the headline metric, the timed window (the trend charts' headline)."""
+        return self.metric_changepoints.get(HEADLINE.name, [])
 
     def bumps(self) -> list[tuple[int, str, str]]:
         """(index, older, newer toolchain) where the channel moved to another version."""
@@ -190,8 +180,6 @@ class Model:
 
 def build(hist, cat, detect: bool = True, cache_path: Path | None = None, jobs: int | None = None,
           cp_options: dict | None = None) -> Model:
-    from benchpipe.results import key_id
-
     series: dict[str, Series] = {}
     for e in hist.entries:  # sorted by date
         if e["key"].get("label"):  # A/B sides are PR artefacts, not trends
@@ -229,14 +217,18 @@ def build(hist, cat, detect: bool = True, cache_path: Path | None = None, jobs: 
     if detect:
         inputs, where = {}, {}
         for sid, s in series.items():
-            for metric, value_of in CP_METRICS.items():
-                values = [value_of(x) for x in s.entries]
+            # each metric with change points, its own series of medians per run; a run
+            # without the figure (an entry written before windows were kept, a program
+            # that reported no memory, a benchmark an optional metric does not measure)
+            # is left out of that metric's series
+            for metric in with_changepoints():
+                values = [metric.median_of(x) for x in s.entries]
                 idx = [i for i, v in enumerate(values) if (v or 0) > 0]
-                # (time keeps the plain series id: its cached analyses stay valid)
-                cid = sid if metric == "time" else f"{sid}|{metric}"
+                # (the headline keeps the plain series id: its cached analyses stay valid)
+                cid = sid if metric is HEADLINE else f"{sid}|{metric.name}"
                 inputs[cid] = ([s.entries[i]["commit"] for i in idx], [s.entries[i]["date"] for i in idx],
                                [values[i] for i in idx])
-                where[cid] = (sid, metric, idx)
+                where[cid] = (sid, metric.name, idx)
         found = detect_all(inputs, cache_path, jobs, cp_options)
         for cid, cps in found.items():
             sid, metric, idx = where[cid]
@@ -260,7 +252,9 @@ def build(hist, cat, detect: bool = True, cache_path: Path | None = None, jobs: 
                     "run": e["run"], "message": hist.runs.get(e["run"], {}).get("commit_message", ""),
                     "chart": trend_chart_name(s.key, s.os),
                 })
-        regressions.sort(key=lambda r: (r["date"], r["id"], METRIC_ORDER[r["metric"]]), reverse=True)
+        # newest first, then in the registry's order (time, CPU, memory)
+        order = list(METRICS)
+        regressions.sort(key=lambda r: (r["date"], r["id"], -order.index(r["metric"])), reverse=True)
     return Model(scen, series, latest, hist.runs, headline, regressions)
 
 

@@ -8,6 +8,8 @@ way. A missing figure is an en dash everywhere.
     ratio(1.0204, 2)     '1.02×'
     percent(1.0163)      '+1.6%'       the same ratio as a change, as the seed tables show it
     p_value(0.00012)     '1.2e-04'
+    count(1.23e7, "instructions")  '12.3 M instructions'   (SI steps, three significant figures)
+    value(x, unit)       a metric's value in its unit (benchpipe.metrics): seconds, bytes, else a count
 """
 
 from __future__ import annotations
@@ -52,6 +54,28 @@ def bytes_(b: float | None) -> str:
         if abs(b) >= size:
             return f"{b / size:.2f} {unit}"
     return f"{b:.0f} B"
+
+
+def count_unit(x: float) -> tuple[float, str]:
+    """The scale and SI prefix a count of x is written with (1e-6, "M" for 12.3e6; at the
+    edges the one its rounding needs). Chart axes take theirs from it."""
+    for prefix, size in (("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if abs(x) >= size * 0.9995:
+            return 1 / size, prefix
+    return 1.0, ""
+
+
+def count(x: float | None, unit: str) -> str:
+    """The site's script (fmtCount) writes counts the same way."""
+    if x is None or not math.isfinite(x):
+        return MISSING
+    scale, prefix = count_unit(x)
+    return f"{_three(x * scale)} {prefix} {unit}" if prefix else f"{x:.0f} {unit}"   # (counts are never negative)
+
+
+def value(x: float | None, unit: str) -> str:
+    """A metric's value in its unit (benchpipe.metrics: "s", "bytes", or what it counts)."""
+    return seconds(x) if unit == "s" else bytes_(x) if unit == "bytes" else count(x, unit)
 
 
 def ratio(r: float | None, digits: int = 3) -> str:

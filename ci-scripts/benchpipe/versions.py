@@ -1,16 +1,18 @@
 """The Compiler versions page's data: per OS, every benchmark's newer compiler against
 the next older one of its language, measured in the same run on one runner (the
-history entries' `versus`, written by `history.toolchain_verdicts`), regressions first,
+history entries' `versus`, from `compare.toolchain_verdicts`), regressions first,
 with how that ratio moved over the nights.
 
-A row is one series' newest point that carries a verdict; its trail is the same
-comparison (same channels) on the series' earlier points, oldest first."""
+A row is one series' newest point that carries a verdict, with every compared metric
+(benchpipe.metrics; None where not measured); its trail is the headline metric's ratio
+in the same comparison (same channels) on the series' earlier points, oldest first."""
 
 from __future__ import annotations
 
 import math
 
 from benchpipe import trends
+from benchpipe.metrics import HEADLINE, METRICS
 from benchpipe.results import format_params
 
 ORDER = {"regression": 0, "failed": 1, "missing": 2, "improvement": 3, "too few samples": 4, "no change": 5}
@@ -29,7 +31,7 @@ def older_side(v: dict) -> str:
 
 
 def rows(model: trends.Model) -> dict[str, list[dict]]:
-    """OS -> rows, regressions first, then by how far the time ratio is from 1."""
+    """OS -> rows, regressions first, then by how far the headline ratio is from 1."""
     out: dict[str, list[dict]] = {}
     for s in model.series.values():
         e = s.entries[-1]
@@ -37,34 +39,34 @@ def rows(model: trends.Model) -> dict[str, list[dict]]:
         if not v:
             continue
         older = older_side(v)
-        trail = [x["versus"]["metrics"]["time"]["ratio"] for x in s.entries
+        trail = [_metric(x["versus"], HEADLINE.name)["ratio"] for x in s.entries
                  if x.get("versus") and older_side(x["versus"]) == older
-                 and _metric(x["versus"], "time").get("ratio") is not None][-TRAIL:]
-        t, c, m = (_metric(v, n) for n in ("time", "cpu", "memory"))
+                 and _metric(x["versus"], HEADLINE.name)["ratio"] is not None][-TRAIL:]
         k = e["key"]
         out.setdefault(s.os, []).append({
             "os": s.os, "lang": k["lang"], "scenario": k["scenario"], "variant": k["variant"], "build": k["build"],
             "params": format_params(k["params"]),
             "older": v["toolchain"], "older_channel": v.get("channel", ""),
             "newer": k["toolchain"], "newer_channel": s.channel if s.channel != k["toolchain"] else "",
-            "verdict": v["verdict"], "time": t, "cpu": c, "memory": m, "trail": trail,
+            "verdict": v["verdict"], "metrics": {name: _metric(v, name) for name in METRICS}, "trail": trail,
             "date": e["date"], "commit": e["commit"],
             "message": (model.runs.get(e["run"], {}).get("commit_message") or "").split("\n")[0][:200],
             "chart": f"charts/{trends.trend_chart_name(k, s.os)}.svg",
         })
     for rs in out.values():
-        rs.sort(key=lambda r: (ORDER.get(r["verdict"], 9), -abs(math.log(r["time"].get("ratio") or 1)),
+        rs.sort(key=lambda r: (ORDER.get(r["verdict"], 9), -abs(math.log(r["metrics"][HEADLINE.name]["ratio"] or 1)),
                                r["scenario"], r["variant"], r["build"], r["params"]))
     return dict(sorted(out.items()))
 
 
 def summary(rs: list[dict]) -> dict:
-    """Counts per verdict and the geometric mean of the time ratios of one OS's rows."""
+    """Counts per verdict and the geometric mean of the headline ratios of one OS's rows."""
     counts: dict[str, int] = {}
     logs = []
     for r in rs:
         counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
-        if (r["time"].get("ratio") or 0) > 0:
-            logs.append(math.log(r["time"]["ratio"]))
+        ratio = r["metrics"][HEADLINE.name]["ratio"]
+        if (ratio or 0) > 0:
+            logs.append(math.log(ratio))
     ordered = dict(sorted(counts.items(), key=lambda kv: ORDER.get(kv[0], 9)))  # regressions first
     return {"counts": ordered, "geomean": math.exp(sum(logs) / len(logs)) if logs else None}

@@ -20,7 +20,7 @@ from functools import lru_cache
 from pathlib import Path
 from types import SimpleNamespace
 
-from benchpipe import catalogue as catalogue_mod
+from benchpipe import catalogue
 from benchpipe.results import key_id
 
 
@@ -40,7 +40,7 @@ CHANNELS = {"go1.25.9": "oldstable", "go1.26.8": "stable", "rust1.94.1": "1.94.1
 
 @lru_cache(maxsize=None)
 def _program(build: str) -> str:
-    return catalogue_mod.load().builds[build].program
+    return catalogue.load().builds[build].program
 
 
 def _unit(*parts) -> float:
@@ -120,7 +120,7 @@ _SIZE_CACHE: dict[str, str] = {}
 
 def _size_param(scenario: str) -> str:
     if not _SIZE_CACHE:
-        for name, sc in catalogue_mod.load().scenarios.items():
+        for name, sc in catalogue.load().scenarios.items():
             _SIZE_CACHE[name] = sc.size
     return _SIZE_CACHE.get(scenario, "tasks")
 
@@ -129,7 +129,7 @@ def keys_for(preset: str = "smoke", scenarios=None, toolchains=None, builds=None
     """Benchmark keys of a catalogue preset, once per toolchain of each language."""
     toolchains = toolchains or {"go": GO_TOOLCHAINS[-1:], "rust": RUST_TOOLCHAINS[-1:]}
     out = []
-    for spec in catalogue_mod.load().benchmarks(preset, scenarios=scenarios, builds=builds):
+    for spec in catalogue.load().benchmarks(preset, scenarios=scenarios, builds=builds):
         for tc in toolchains[spec.build.lang]:
             out.append({"scenario": spec.scenario.name, "variant": spec.variant, "lang": spec.build.lang,
                         "build": spec.build.name, "toolchain": tc, "params": dict(spec.params)})

@@ -75,14 +75,14 @@ def measured_docs(program: str, specs, factor: float, runs: int, work: Path) -> 
     scaled by factor."""
     import dataclasses
 
-    from benchpipe import calibration, catalogue, runner, toolchains, tools
+    from benchpipe import catalogue, runner, scaling, toolchains, tools
     hf = tools.require("hyperfine")
     preset = catalogue.load().preset("quick")
     built = toolchains.Built("go", "go", "gobench", toolchains.program_toolchain(program), "local", "go", program,
                              "a", "c" * 40)
     sides = ([], [], [])
     for i, spec in enumerate(specs):
-        scaled = calibration.scale_spec(spec, factor)
+        scaled = scaling.scale_spec(spec, factor)
         jobs = [runner.make_jobs([s], [dataclasses.replace(built, label=label)], work / f"{i}-{label}", ab=True)[0]
                 for s, label in ((spec, "a"), (spec, "a2"), (scaled, "b"))]
         runner.run_group(jobs, hf, preset, runs, 600, {})

@@ -8,7 +8,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from benchpipe import history, results
+from benchpipe import results
+from benchpipe.commands.history import add_results
 from devtools import synthetic
 from factories import make_results
 
@@ -43,5 +44,5 @@ def make_history(tmp: Path, days: int = 10, oses=("linux", "windows")) -> Path:
                 timestamp=datetime(2026, 3, 1, tzinfo=timezone.utc) + timedelta(days=i, minutes=j),
                 factor=lambda k, i=i: 1.3 if (i >= days // 2 and k["build"] == "rust-system") else 1.0))
             _hostile_facts(files[-1])
-    history.add_files(tmp / "history", files)
+    add_results(tmp / "history", files)
     return tmp / "history"

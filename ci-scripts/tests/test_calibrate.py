@@ -1,5 +1,5 @@
-"""Calibration: workload scaling (also for `run --scale`), the judging of A/A and A/B
-rounds, calibration.json, and `bench calibrate` on the real Go program (tiny settings)."""
+"""Calibration: workload scaling (benchpipe.scaling, also for `run --scale`), the judging of
+A/A and A/B rounds, calibration.json, and `bench calibrate` on the real Go program (tiny settings)."""
 
 import json
 import math
@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from benchpipe import calibration, catalogue, cli, stats
+from benchpipe import calibration, catalogue, cli, scaling, stats
 from benchpipe.errors import BenchError
 from compare_helpers import built_gobench, key
 
@@ -24,14 +24,14 @@ def spec_of(cat, scenario, **params):
 
 def test_scale_specs_scales_the_scale_parameter_only(cat):
     specs = cat.benchmarks("quick", scenarios=["cpu", "fanout", "sleep"], langs=["go"])
-    scaled = calibration.scale_specs(specs, 1.5)
+    scaled = scaling.scale_specs(specs, 1.5)
     for s, t in zip(specs, scaled):
         name = s.scenario.scale
         assert t.params[name] == round(s.params[name] * 1.5)
         assert {k: v for k, v in t.params.items() if k != name} == {k: v for k, v in s.params.items() if k != name}
         assert (t.scenario, t.variant, t.build) == (s.scenario, s.variant, s.build)
     assert specs[0].params != scaled[0].params  # the originals are untouched (pure function)
-    assert calibration.scale_specs(specs, 1.5)[0].params == scaled[0].params
+    assert scaling.scale_specs(specs, 1.5)[0].params == scaled[0].params
 
 
 def test_scale_is_what_lengthens_the_window(cat):
@@ -44,33 +44,33 @@ def test_scale_is_what_lengthens_the_window(cat):
     # hashmap at shape = rate: more tasks lengthen only the arrival schedule
     assert cat.scenarios["hashmap"].scale == "items" and cat.scenarios["hashmap"].size == "tasks"
     cpu = spec_of(cat, "cpu", threads=2)
-    up = calibration.scale_spec(cpu, 1.05)
+    up = scaling.scale_spec(cpu, 1.05)
     assert up.params["tasks"] == cpu.params["tasks"] and up.params["threads"] == 2
-    assert calibration.effective_factor(cpu, up) == pytest.approx(1.05)
+    assert scaling.effective_factor(cpu, up) == pytest.approx(1.05)
     sleep = cat.benchmarks("quick", scenarios=["sleep"], langs=["go"])[0]
-    up = calibration.scale_spec(sleep, 1.05)
+    up = scaling.scale_spec(sleep, 1.05)
     assert (up.params["tasks"], up.params["max_sleep_ms"]) == (sleep.params["tasks"], 315)
 
 
 def test_scaling_rounds_and_respects_min(cat):
     sql = cat.benchmarks("quick", scenarios=["sqlite"], langs=["go"])[0]   # tasks = 100
     assert sql.params["tasks"] == 100
-    up = calibration.scale_spec(sql, 1.052)
+    up = scaling.scale_spec(sql, 1.052)
     assert up.params["tasks"] == 105
-    assert calibration.effective_factor(sql, up) == pytest.approx(1.05)
-    assert calibration.scale_spec(sql, 0.001).params["tasks"] == 1   # min = 1
+    assert scaling.effective_factor(sql, up) == pytest.approx(1.05)
+    assert scaling.scale_spec(sql, 0.001).params["tasks"] == 1   # min = 1
     with pytest.raises(BenchError):
-        calibration.scale_specs([sql], 0)
+        scaling.scale_specs([sql], 0)
     with pytest.raises(BenchError):
-        calibration.scale_specs([sql], float("nan"))
+        scaling.scale_specs([sql], float("nan"))
 
 
 def test_scale_key(cat):
     k = key(scenario="fanout", variant="channels", values=1000000)
-    assert calibration.scale_key(k, 1.05, cat)["params"] == {"values": 1050000}
+    assert scaling.scale_key(k, 1.05, cat)["params"] == {"values": 1050000}
     assert k["params"] == {"values": 1000000}
     odd = key(scenario="not-in-catalogue", tasks=3)
-    assert calibration.scale_key(odd, 2, cat) == odd
+    assert scaling.scale_key(odd, 2, cat) == odd
 
 
 def _bench(windows, cpu=None):

@@ -2,7 +2,7 @@
 
 1. `bench run --ab-base <this checkout>` on the smoke preset: the same build run as base
    and head, interleaved, through the real pipeline; `bench compare` flags nothing.
-2. A against A with its workload scaled by 1.5 (calibration.scale_spec, what
+2. A against A with its workload scaled by 1.5 (scaling.scale_spec, what
    `run --scale` uses; measured by the runner's engine, interleaved) flags exactly the
    scaled benchmarks as regressions.
 

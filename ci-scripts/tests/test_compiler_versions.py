@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from benchpipe import ROOT, catalogue, history, results, stats, toolchains, tools, trends, versions
+from benchpipe.commands.history import add_results
 from conftest import run_bench
 
 OLD_GO, OLD_RUST = "go1.25.5", "1.90.0"
@@ -122,7 +123,7 @@ def test_versions_are_named_the_way_people_name_them(interleaved):
 
 def test_history_and_the_compiler_versions_page(interleaved, tmp_path):
     _, path = interleaved
-    history.add_files(tmp_path / "h", [path])
+    add_results(tmp_path / "h", [path])
     model = trends.build(history.load(tmp_path / "h"), catalogue.load(), detect=False)
     rows = versions.rows(model)["linux"]
     assert rows[0]["verdict"] == stats.REGRESSION and rows[0]["lang"] == "go" and rows[0]["older"] == OLD_GO

@@ -50,3 +50,12 @@ def test_cpu_model_macos_and_windows():
 
 def test_cpu_model_here_is_named():
     assert envinfo.cpu_model() not in ("", None)
+
+
+def test_repo_url_from_the_actions_context(monkeypatch):
+    """Commit links (site, publish, pipeline) point at the repository Actions names; none outside."""
+    monkeypatch.setenv("GITHUB_SERVER_URL", "https://github.com")
+    monkeypatch.setenv("GITHUB_REPOSITORY", "o/r")
+    assert envinfo.repo_url() == "https://github.com/o/r"
+    monkeypatch.delenv("GITHUB_REPOSITORY")
+    assert envinfo.repo_url() == ""

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from benchpipe import history
+from benchpipe.commands.history import add_results
 from benchpipe.errors import BenchError
 from benchpipe.export import data_js
 from factories import make_results, read_json, small_keys
@@ -28,13 +29,13 @@ def snapshot(root: Path) -> dict:
 
 def test_add_writes_entries_and_runs_and_is_idempotent(tmp_path):
     r0, r1 = make_results(tmp_path / "r0.json", 0), make_results(tmp_path / "r1.json", 1)
-    rep = history.add_files(tmp_path / "h", [r0, r1])
+    rep = add_results(tmp_path / "h", [r0, r1])
     n_keys = len(small_keys())
     assert len(rep.runs_added) == 2 and rep.entries_added == 2 * n_keys
     assert history.check(tmp_path / "h") == []
     before = snapshot(tmp_path / "h")
     assert set(before) == {"runs/2026-03.json", "linux/sleep/2026-03.json", "linux/files-read/2026-03.json"}
-    rep2 = history.add_files(tmp_path / "h", [r1, r0])
+    rep2 = add_results(tmp_path / "h", [r1, r0])
     assert rep2.runs_added == [] and rep2.entries_added == 0 and len(rep2.runs_present) == 2
     assert snapshot(tmp_path / "h") == before  # nothing rewritten, nothing added
     h = history.load(tmp_path / "h")
@@ -49,16 +50,16 @@ def test_run_id_comes_from_content(tmp_path):
     a = make_results(tmp_path / "a.json", 3)
     b = tmp_path / "copy-with-other-name.json"
     b.write_bytes(a.read_bytes())
-    history.add_files(tmp_path / "h", [a])
-    assert history.add_files(tmp_path / "h", [b]).runs_added == []
+    add_results(tmp_path / "h", [a])
+    assert add_results(tmp_path / "h", [b]).runs_added == []
     c = make_results(tmp_path / "c.json", 3, runner="another-runner")  # same samples, other env: another run
-    assert len(history.add_files(tmp_path / "h", [c]).runs_added) == 1
+    assert len(add_results(tmp_path / "h", [c]).runs_added) == 1
 
 
 def test_append_keeps_old_records_byte_for_byte(tmp_path):
-    history.add_files(tmp_path / "h", [make_results(tmp_path / "r0.json", 0)])
+    add_results(tmp_path / "h", [make_results(tmp_path / "r0.json", 0)])
     old = (tmp_path / "h/linux/sleep/2026-03.json").read_text()
-    history.add_files(tmp_path / "h", [make_results(tmp_path / "r1.json", 1)])
+    add_results(tmp_path / "h", [make_results(tmp_path / "r1.json", 1)])
     new = (tmp_path / "h/linux/sleep/2026-03.json").read_text()
     assert new.startswith(old[: old.rindex("\n]}")]) and len(new) > len(old)
 
@@ -67,7 +68,7 @@ def test_months_and_oses_split_files(tmp_path):
     from datetime import datetime, timezone
     r = [make_results(tmp_path / "a.json", 0, timestamp=datetime(2026, 1, 31, 23, 0, tzinfo=timezone.utc)),
          make_results(tmp_path / "b.json", 1, timestamp=datetime(2026, 2, 1, 1, 0, tzinfo=timezone.utc), os_="windows")]
-    history.add_files(tmp_path / "h", r)
+    add_results(tmp_path / "h", r)
     names = set(snapshot(tmp_path / "h"))
     assert {"runs/2026-01.json", "runs/2026-02.json", "linux/sleep/2026-01.json", "windows/sleep/2026-02.json"} <= names
 
@@ -76,7 +77,7 @@ def test_failed_benchmarks_are_recorded_on_the_run_not_as_entries(tmp_path):
     keys = small_keys(("sleep",))
     from benchpipe.results import key_id
     bad = key_id(keys[0])
-    history.add_files(tmp_path / "h", [make_results(tmp_path / "r.json", 0, keys=keys, failed={bad})])
+    add_results(tmp_path / "h", [make_results(tmp_path / "r.json", 0, keys=keys, failed={bad})])
     runs = read_json(tmp_path / "h/runs/2026-03.json")["runs"]
     assert runs[0]["not_ok"] == [{"id": bad, "status": "failed", "reason": "exit 1: boom"}]
     ids = [e["id"] for e in read_json(tmp_path / "h/linux/sleep/2026-03.json")["entries"]]
@@ -90,7 +91,7 @@ def test_invalid_results_are_refused_before_any_write(tmp_path):
     del doc["env"]["commit"]
     bad.write_text(json.dumps(doc))
     with pytest.raises(BenchError, match=r"bad\.json: not a valid results document"):
-        history.add_files(tmp_path / "h", [good, bad])
+        add_results(tmp_path / "h", [good, bad])
     assert snapshot(tmp_path / "h") == {}
 
 
@@ -101,7 +102,7 @@ def test_invalid_results_are_refused_before_any_write(tmp_path):
     (lambda t: t.replace('"kind":"entries"', '"kind":"stuff"', 1), "kind"),
 ])
 def test_corrupt_or_hand_edited_file_is_reported_and_never_overwritten(tmp_path, damage, problem):
-    history.add_files(tmp_path / "h", [make_results(tmp_path / "r0.json", 0)])
+    add_results(tmp_path / "h", [make_results(tmp_path / "r0.json", 0)])
     target = tmp_path / "h/linux/sleep/2026-03.json"
     target.write_text(damage(target.read_text()))
     broken = target.read_bytes()
@@ -113,7 +114,7 @@ def test_corrupt_or_hand_edited_file_is_reported_and_never_overwritten(tmp_path,
     # add refuses to touch it, and writes nothing at all (not even other files)
     before = snapshot(tmp_path / "h")
     with pytest.raises(BenchError) as err:
-        history.add_files(tmp_path / "h", [make_results(tmp_path / "r1.json", 1)])
+        add_results(tmp_path / "h", [make_results(tmp_path / "r1.json", 1)])
     assert str(target) in str(err.value) and "\n" not in str(err.value)
     assert target.read_bytes() == broken and snapshot(tmp_path / "h") == before
     if problem == "digest mismatch":
@@ -125,7 +126,7 @@ def test_corrupt_or_hand_edited_file_is_reported_and_never_overwritten(tmp_path,
 def test_records_checked_once_per_process_are_still_checked_when_changed(tmp_path):
     """Validation skips records already validated in this process (by content digest);
     a record changed to break the schema, its digest recomputed to match, is caught."""
-    history.add_files(tmp_path / "h", [make_results(tmp_path / "r0.json", 0)])
+    add_results(tmp_path / "h", [make_results(tmp_path / "r0.json", 0)])
     assert history.check(tmp_path / "h") == []        # every record now known valid
     target = tmp_path / "h/linux/sleep/2026-03.json"
     doc = json.loads(target.read_text())
@@ -138,11 +139,11 @@ def test_records_checked_once_per_process_are_still_checked_when_changed(tmp_pat
 
 
 def test_reformatted_file_is_refused(tmp_path):
-    history.add_files(tmp_path / "h", [make_results(tmp_path / "r0.json", 0)])
+    add_results(tmp_path / "h", [make_results(tmp_path / "r0.json", 0)])
     target = tmp_path / "h/linux/sleep/2026-03.json"
     target.write_text(json.dumps(json.loads(target.read_text()), indent=2))  # same records, other layout
     with pytest.raises(BenchError, match="layout"):
-        history.add_files(tmp_path / "h", [make_results(tmp_path / "r1.json", 1)])
+        add_results(tmp_path / "h", [make_results(tmp_path / "r1.json", 1)])
 
 
 def test_cli_add_and_check(tmp_path):
@@ -168,7 +169,7 @@ def test_data_js_layout_of_github_action_benchmark(tmp_path):
     path.write_text('window.BENCHMARK_DATA = {"lastUpdate": 1, "repoUrl": "https://github.com/o/r", '
                        '"entries": {"Other": [{"commit": {"id": "x"}, "date": 1, "tool": "go", "benches": []}]}}')
     for f in (*r, rw, r[0]):
-        rep = history.add_files(tmp_path / "h", [f])
+        rep = add_results(tmp_path / "h", [f])
         data_js.update(path, rep.new_runs, rep.new_entries)
     data = data_js.read(path)
     assert set(data["entries"]) == {"Other", "linux go stable", "linux go oldstable", "linux rust stable",
@@ -224,7 +225,7 @@ def test_data_js_commit_has_the_actions_author_committer_and_commit_time(tmp_pat
     old = make_results(tmp_path / "old.json", 1, keys=keys)
     path = tmp_path / "dev/bench/data.js"
     for f in (tmp_path / "new.json", old):
-        rep = history.add_files(tmp_path / "h", [f])
+        rep = add_results(tmp_path / "h", [f])
         data_js.update(path, rep.new_runs, rep.new_entries, "https://github.com/o/r")
     assert history.check(tmp_path / "h") == []          # valid against history.schema.json
     new, before = data_js.read(path)["entries"]["linux go stable"]
@@ -241,7 +242,7 @@ def test_killed_add_leaves_history_valid(tmp_path):
     check passes, readers see only whole runs, and adding again completes the run."""
     keys = small_keys(("sleep", "files-read", "files-rw", "cpu", "hashmap"))
     files = [make_results(tmp_path / f"r{i}.json", i, keys=keys) for i in range(6)]
-    history.add_files(tmp_path / "h", files[:1])
+    add_results(tmp_path / "h", files[:1])
     for delay in (0.3, 0.8, 1.5, 2.5):
         p = subprocess.Popen([str(BENCH), "history", "add", "--history", str(tmp_path / "h"), *map(str, files)],
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
@@ -253,7 +254,7 @@ def test_killed_add_leaves_history_valid(tmp_path):
         h = history.load(tmp_path / "h")
         assert all(e["run"] in h.runs for e in h.entries)
         assert len(h.entries) == len(h.runs) * len(keys)  # whole runs only
-    history.add_files(tmp_path / "h", files)
+    add_results(tmp_path / "h", files)
     h = history.load(tmp_path / "h")
     assert len(h.runs) == 6 and len(h.entries) == 6 * len(keys) and history.uncommitted(tmp_path / "h") == []
 

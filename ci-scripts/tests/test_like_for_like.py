@@ -183,7 +183,7 @@ def test_site_overview_pairs_from_the_catalogue(tmp_path):
     assert ("channels", "threads") in pairs and ("batched", "batched") in pairs
     assert ("batched", "threads") not in pairs
     threads = [r for r in rows if r["rust_variant"] == "threads"][0]
-    assert threads["diff_time"] == pytest.approx(0.5, rel=0.01)   # window against window
+    assert threads["diff"]["time"] == pytest.approx(0.5, rel=0.01)   # window against window
 
 
 @pytest.mark.skipif(not __import__("sys").platform.startswith("linux"), reason="VmHWM is Linux's")
@@ -307,7 +307,7 @@ def test_site_overview_sets_each_hasher_against_the_one_go_run(tmp_path):
     rows = [r for r in {s["name"]: s for s in site.overview(model, cat)}["hashmap"]["tables"][0]["rows"]]
     assert len(rows) == 2, [(r["other"], r["go"] is not None) for r in rows]   # no Go-only row
     assert all(r["go"] is not None for r in rows)
-    assert sorted(round(r["diff_time"], 2) for r in rows) == [0.5, 0.8]
+    assert sorted(round(r["diff"]["time"], 2) for r in rows) == [0.5, 0.8]
 
 
 def test_standard_grid_runs_the_seeds_five_workers_per_cpu_and_both_hashers():

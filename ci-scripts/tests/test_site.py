@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from benchpipe import site
+from benchpipe import metrics, site
 from sitehelp import XSS, make_history
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
@@ -82,7 +82,8 @@ def test_everything_is_escaped(built):
     body = js.split(" = ", 2)[2].rstrip().rstrip(";")
     data = json.loads(body)
     assert any(f"x{XSS}" in r["settings"] for r in data["rows"])
-    assert {"os", "toolchain", "variant", "size", "time", "mem", "chart"} <= set(data["rows"][0])
+    assert {"os", "toolchain", "variant", "size", "values", "chart"} <= set(data["rows"][0])
+    assert [m["name"] for m in data["metrics"]] == list(metrics.METRICS) == list(data["rows"][0]["values"])
 
 
 def test_overview_tables_like_the_seed(built):

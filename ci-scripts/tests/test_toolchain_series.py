@@ -10,6 +10,7 @@ import json
 from datetime import datetime, timedelta, timezone
 
 from benchpipe import catalogue, charts, history, results, stats, trends, versions
+from benchpipe.commands.history import add_results
 from benchpipe.export import data_js
 from devtools import synthetic
 from factories import make_results
@@ -50,7 +51,7 @@ def test_a_release_is_a_point_on_its_channel_series(tmp_path):
                          timestamp=T0 + timedelta(days=night),
                          factor=lambda k: 1.3 if k["toolchain"] == "rust1.96.0" else 1.0)
         files.append(_with_channel(f, lambda k: "stable"))
-    history.add_files(tmp_path / "h", files)
+    add_results(tmp_path / "h", files)
     model = trends.build(history.load(tmp_path / "h"), catalogue.load(), cache_path=None)
 
     rust = [s for s in model.series.values() if s.key["lang"] == "rust"]
@@ -80,7 +81,7 @@ def test_entries_without_a_channel_keep_their_old_series(tmp_path):
     series, as it was."""
     files = [make_results(tmp_path / f"r{i}.json", i, keys=_keys() if i < 2 else _retool(_keys(), "go", "go1.27.0"),
                           timestamp=T0 + timedelta(days=i)) for i in range(4)]
-    history.add_files(tmp_path / "h", files)
+    add_results(tmp_path / "h", files)
     model = trends.build(history.load(tmp_path / "h"), catalogue.load(), detect=False)
     go = sorted(s.sid for s in model.series.values() if s.key["lang"] == "go")
     assert len(go) == 2 * len([k for k in _keys() if k["lang"] == "go"])
@@ -97,7 +98,7 @@ def test_history_keeps_the_verdict_of_each_newer_toolchain(tmp_path):
     slow = lambda k: 1.25 if (k["toolchain"] == "go1.26.8" and k["variant"] == "goroutines") else 1.0  # noqa: E731
     f = make_results(tmp_path / "r.json", 1, keys=keys, runs=12, factor=slow)
     _with_channel(f, lambda k: {"go1.25.9": "oldstable", "go1.26.8": "stable"}.get(k["toolchain"], "stable"))
-    history.add_files(tmp_path / "h", [f])
+    add_results(tmp_path / "h", [f])
     h = history.load(tmp_path / "h")
     newer = [e for e in h.entries if e["key"]["toolchain"] == "go1.26.8"]
     assert newer and all(e["versus"]["toolchain"] == "go1.25.9" and e["versus"]["channel"] == "oldstable"
@@ -119,7 +120,7 @@ def test_history_keeps_the_verdict_of_each_newer_toolchain(tmp_path):
 
 def test_ab_runs_and_single_toolchain_runs_carry_no_verdict(tmp_path):
     f = make_results(tmp_path / "r.json", 1, keys=_keys())
-    history.add_files(tmp_path / "h", [f])
+    add_results(tmp_path / "h", [f])
     assert not [e for e in history.load(tmp_path / "h").entries if "versus" in e]
 
 
@@ -153,7 +154,7 @@ def test_three_shards_of_a_commit_are_one_entry_and_a_regressed_shard_is_flagged
         # shard 1 (cpu) twice as slow from night 4 on
         files = _sharded_night(tmp_path, night, factor=lambda k, n=night: 2.0 if (n >= 4 and k["scenario"] == "cpu")
                                else 1.0)
-        rep = history.add_files(tmp_path / "h", files)
+        rep = add_results(tmp_path / "h", files)
         data_js.update(store, rep.new_runs, rep.new_entries)
     data = data_js.read(store)
     every = {k["scenario"] for k in _keys(("cpu", "sleep", "fanout"))}
@@ -178,7 +179,7 @@ def test_shards_published_one_at_a_time_join_their_commit_entry(tmp_path):
     """A shard that arrives in a later publish (re-run) joins its commit's entry."""
     store = tmp_path / "data.js"
     for f in _sharded_night(tmp_path, 0):
-        rep = history.add_files(tmp_path / "h", [f])
+        rep = add_results(tmp_path / "h", [f])
         data_js.update(store, rep.new_runs, rep.new_entries)
     data = data_js.read(store)
     series = data["entries"]["linux rust stable"]
@@ -187,7 +188,7 @@ def test_shards_published_one_at_a_time_join_their_commit_entry(tmp_path):
     # adding the same shards again adds nothing
     before = json.dumps(data, sort_keys=True)
     for f in _sharded_night(tmp_path, 0):
-        rep = history.add_files(tmp_path / "h", [f])
+        rep = add_results(tmp_path / "h", [f])
         data_js.update(store, rep.new_runs, rep.new_entries)
     after = data_js.read(store)
     after["lastUpdate"] = data["lastUpdate"]
@@ -201,7 +202,7 @@ def test_one_exporter_the_run_files_match_what_data_js_holds(tmp_path):
 
     f = _with_channel(make_results(tmp_path / "r.json", 1, keys=_keys(("cpu", "sleep"))), lambda k: "stable")
     doc = results.load(f)
-    rep = history.add_files(tmp_path / "h", [f])
+    rep = add_results(tmp_path / "h", [f])
     data_js.update(tmp_path / "data.js", rep.new_runs, rep.new_entries)
     data = data_js.read(tmp_path / "data.js")
     files = benchmark_action.write_sets(tmp_path / "ba", [doc])

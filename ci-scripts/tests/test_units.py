@@ -36,3 +36,18 @@ def test_time_unit_is_the_one_seconds_writes_in():
     for s, want in ((0.9995, (1.0, "s")), (0.0123, (1e3, "ms")), (0.00099949, (1e6, "µs"))):
         assert units.time_unit(s) == want
         assert units.seconds(s).endswith(" " + want[1])
+
+
+@pytest.mark.parametrize("x, text", [(None, "–"), (0, "0 instructions"), (999, "999 instructions"),
+                                     (999.6, "1.00 k instructions"), (1.23e7, "12.3 M instructions"),
+                                     (999.96e6, "1.00 G instructions"), (4.5e12, "4.50 T instructions")])
+def test_counts_in_si_steps(x, text):
+    """A metric counted in its own unit (benchpipe.metrics), as the charts' axes scale it."""
+    assert units.count(x, "instructions") == text == units.value(x, "instructions")
+    if x:
+        scale, prefix = units.count_unit(x)
+        assert text.endswith(f"{prefix} instructions")
+
+
+def test_value_writes_each_unit_its_way():
+    assert units.value(0.0123, "s") == "12.3 ms" and units.value(3 * 2**20, "bytes") == "3.00 MiB"

@@ -11,7 +11,7 @@
   var selects = Array.prototype.slice.call(document.querySelectorAll("#filters select"));
   var countEl = document.getElementById("shown-count");
 
-  // Numbers as ci-scripts/benchpipe/units.py writes them (seconds, bytes_).
+  // Numbers as ci-scripts/benchpipe/units.py writes them (seconds, bytes_, count, value).
   function three(x) { return x >= 99.95 ? x.toFixed(0) : (x >= 9.995 ? x.toFixed(1) : x.toFixed(2)); }
   function fmtTime(s) {
     if (s === null || s === undefined || !isFinite(s)) return "\u2013";
@@ -26,6 +26,18 @@
       if (Math.abs(b) >= units[i][1]) return (b / units[i][1]).toFixed(2) + " " + units[i][0];
     }
     return b.toFixed(0) + " B";
+  }
+  function fmtCount(x, unit) {
+    if (x === null || x === undefined || !isFinite(x)) return "\u2013";
+    var steps = [["T", 1e12], ["G", 1e9], ["M", 1e6], ["k", 1e3]];
+    for (var i = 0; i < steps.length; i++) {
+      if (Math.abs(x) >= steps[i][1] * 0.9995) return three(x / steps[i][1]) + " " + steps[i][0] + " " + unit;
+    }
+    return x.toFixed(0) + " " + unit;
+  }
+  // a metric's value in its unit (the page data's `metrics`: ci-scripts/benchpipe/metrics.py)
+  function fmtValue(x, unit) {
+    return unit === "s" ? fmtTime(x) : (unit === "bytes" ? fmtBytes(x) : fmtCount(x, unit));
   }
   function el(tag, text, cls) {
     var e = document.createElement(tag);
@@ -101,12 +113,15 @@
       tr.appendChild(el("td", r.toolchain));
       tr.appendChild(el("td", r.variant));
       tr.appendChild(el("td", r.params));
-      tr.appendChild(el("td", fmtTime(r.time[0]), "num"));
-      tr.appendChild(el("td", fmtTime(r.time[1]) + " \u2013 " + fmtTime(r.time[2]), "num"));
-      tr.appendChild(el("td", r.cpu == null ? "\u2013" : fmtTime(r.cpu), "num"));
+      // each compared metric's median, in the order of the table's head; the headline (the
+      // timed window) with its 95% interval
+      d.metrics.forEach(function (m) {
+        var v = r.values[m.name];
+        tr.appendChild(el("td", fmtValue(v ? v[0] : null, m.unit), "num"));
+        if (m.interval) tr.appendChild(el("td", v ? fmtValue(v[1], m.unit) + " \u2013 " + fmtValue(v[2], m.unit) : "\u2013", "num"));
+      });
       tr.appendChild(el("td", fmtTime(r.wall), "num"));
       tr.appendChild(el("td", r.p99 == null ? "\u2013" : fmtTime(r.p50 / 1e6) + " / " + fmtTime(r.p99 / 1e6), "num"));
-      tr.appendChild(el("td", fmtBytes(r.mem[0]), "num"));
       var fig = el("td", r.figure || "\u2013");
       if (r.warning) { fig.title = r.warning; fig.className = "warning"; fig.textContent = (r.figure || "") + " \u26a0 " + r.warning; }
       tr.appendChild(fig);
@@ -141,7 +156,7 @@
     var tbody = document.querySelector("#latest tbody");
     while (tbody.firstChild) tbody.removeChild(tbody.firstChild);
     var tr = el("tr"), td = el("td", "could not load " + src);
-    td.colSpan = 12;
+    td.colSpan = document.querySelectorAll("#latest thead th").length;
     tr.appendChild(td);
     tbody.appendChild(tr);
   }

@@ -12,12 +12,16 @@ import sys
 import time
 from pathlib import Path
 
-from benchpipe import ROOT, calibration, catalogue, multitest, runner, services, stats, toolchains, tools
-from benchpipe.commands import run as run_command
+from rich.markup import escape
+from rich.table import Table
+
+from benchpipe import ROOT, calibration, catalogue, multitest, runner, scaling, services, stats, toolchains, tools
 from benchpipe.commands.catalogue import add_filter_arguments, select
-from benchpipe.compare import METRICS
+from benchpipe.commands.run import add_repeat_argument, repeat_s, service_names_of
 from benchpipe.errors import BenchError, UsageError
 from benchpipe.fsutil import atomic_write_json
+from benchpipe.metrics import HEADLINE, METRICS, calibrated, stored_key
+from benchpipe.terminal import wide_console
 
 NAME = "calibrate"
 HELP = "measure this machine's false-alarm rate (A/A) and detection rate (A vs A made F times slower)"
@@ -45,7 +49,7 @@ def add_arguments(p):
     p.add_argument("--alpha", type=float, default=stats.DEFAULT_ALPHA, help=f"significance level (default: {stats.DEFAULT_ALPHA})")
     p.add_argument("--threshold", type=float, default=stats.DEFAULT_THRESHOLD,
                    help=f"practical threshold, relative (default: {stats.DEFAULT_THRESHOLD})")
-    run_command.add_repeat_argument(p)
+    add_repeat_argument(p)
     p.add_argument("--builds", default=str(ROOT / ".bench" / "build"),
                    help="folder with the build manifest of `bench build` (default: .bench/build)")
     p.add_argument("--out", default=calibration.DEFAULT_PATH, help="where to write calibration.json (default: ./calibration.json)")
@@ -87,7 +91,7 @@ def run(args) -> int:
     tests = args.tests or len(cat.benchmarks(args.preset)) * len(METRICS)
     seq = runner.sequential_design(runs, args.max_runs or runner.default_max_runs(runs, preset.sample_budget_s),
                                    args.alpha, args.threshold, tests=tests, budget_s=preset.sample_budget_s)
-    plan = runner.repeat_plan(run_command.repeat_s(args.repeat_s, preset))
+    plan = runner.repeat_plan(repeat_s(args.repeat_s, preset))
     specs = select(cat, args.preset, args)
     if args.per_scenario:
         kept, count = [], {}
@@ -116,7 +120,7 @@ def run(args) -> int:
     families = []
     work = runner.new_workroot()
     try:
-        with services.sigterm_as_interrupt(), services.running(run_command.service_names_of(specs)) as got:
+        with services.sigterm_as_interrupt(), services.running(service_names_of(specs)) as got:
             env = {**os.environ, **got.env()}
             for i, spec in enumerate(specs, 1):
                 if got.why_not(spec.scenario.service):
@@ -142,8 +146,8 @@ def _calibrate_family(spec, built, hyperfine, runs, args, preset, work: Path, ta
     """The family's three sides as jobs of `bench run` (A, A', B labelled a, a2, b), run
     as one interleaved group per repeat, and judged as `bench compare` judges."""
     if args.inject == "size":
-        slower = calibration.scale_spec(spec, args.factor)
-        eff = calibration.effective_factor(spec, slower)
+        slower = scaling.scale_spec(spec, args.factor)
+        eff = scaling.effective_factor(spec, slower)
     else:
         slower, eff = spec, args.factor
     # One copy of the program for the three sides, as `bench run` runs byte-identical sides.
@@ -181,9 +185,14 @@ def _odds(power: float) -> str:
     return {0.95: "19 in 20", 0.8: "4 in 5"}.get(power, f"{power:.0%} of the time")
 
 
+def _detecting() -> list[str]:
+    """The metrics B's slowdown moves (the window, CPU time), by name."""
+    return [m.name for m in calibrated(detect=True)]
+
+
 def _scatter(f: dict) -> str:
     sc = f.get("pair_scatter") or {}
-    return " / ".join("-" if sc.get(m) is None else f"{sc[m]:.1%}" for m in ("time", "cpu"))
+    return " / ".join("-" if sc.get(m) is None else f"{sc[m]:.1%}" for m in _detecting())
 
 
 def _realised(f: dict) -> str:
@@ -191,30 +200,27 @@ def _realised(f: dict) -> str:
     factor, since a scaled workload may lengthen the window by less, and a stretched
     window adds CPU time only on the one thread that holds it open (calibration.realised)."""
     got = f.get("realised") or {}
-    return "/".join("-" if got.get(m) is None else f"{(got[m] - 1) * 100:+.1f}" for m in ("time", "cpu")) + "%"
+    return "/".join("-" if got.get(m) is None else f"{(got[m] - 1) * 100:+.1f}" for m in _detecting()) + "%"
 
 
 def _needed(goal: dict, threshold: float) -> str:
-    """The fewer pairs of the window and CPU time (the report flags on either)."""
+    """The fewest pairs of the metrics the slowdown moves (the report flags on any)."""
     if goal["change"] <= threshold:
         return "never"
-    ns = [goal[m] for m in ("time", "cpu") if goal.get(m) is not None]
+    ns = [goal[m] for m in _detecting() if goal.get(m) is not None]
     return f"{min(ns):,}" if ns else "-"
 
 
 def _limits_table(doc: dict):
     """What limits each family: the A/A pairs' scatter and the pairs the goals need."""
-    from rich.markup import escape
-    from rich.table import Table
-
     level = next((f["flag_level"] for f in doc["families"] if f.get("flag_level")), None)
     never = any(change <= doc["threshold"] for change, _ in calibration.GOALS)
     t = Table(title="pairs a comparison needs, projected from the A/A pairs' scatter"
                     + (f" (a lone flag must reach p < {level:.2g})" if level else ""),
-              caption="the fewer of the window's and CPU time's: the report flags on either"
+              caption=f"the fewest of {' and '.join(m.label for m in calibrated(detect=True))}: the report flags on any"
                       + (f"; never: a change no larger than the practical threshold ({doc['threshold']:.1%}) is "
                          "flagged at most half the time, however many pairs" if never else ""))
-    for col in ("family", "A/A pair scatter: window / cpu", "pairs run",
+    for col in ("family", f"A/A pair scatter: {' / '.join(_detecting())}", "pairs run",
                 *(f"pairs to see {c:.0%} {_odds(p)}" for c, p in calibration.GOALS)):
         t.add_column(col, justify="left" if col == "family" else "right", overflow="fold")
     for f in doc["families"]:
@@ -224,20 +230,22 @@ def _limits_table(doc: dict):
 
 
 def _print(doc: dict) -> None:
-    from rich.markup import escape
-    from rich.table import Table
-
-    from benchpipe.terminal import wide_console
-
     inject = doc.get("inject", "size")
     t = Table(title=f"calibration: A/A and A vs {calibration.describe_injection(inject, doc['factor'])} "
                     f"({doc['runs']} runs a side, alpha {doc['alpha']} "
-                    f"across {doc.get('tests', 1)} tests, threshold {doc['threshold']:.1%}; timed window, paired)")
+                    f"across {doc.get('tests', 1)} tests, threshold {doc['threshold']:.1%}; {HEADLINE.label}, paired)")
+    # every metric calibrated beside the headline: its false alarms, and its detections
+    # where the slowdown moves it (calibration.family_result's aa_<name>, ab_<name>)
+    beside = []
+    for m in (m for m in calibrated() if m is not HEADLINE):
+        beside.append((stored_key("aa", m), f"{m.name}: false\nalarms"))
+        if m.calibrate == "detect":
+            beside.append((stored_key("ab", m), f"{m.name}:\ndetected"))
+    beside += [("aa_any", "any metric:\nfalse alarms"), ("ab_any", f"{' or '.join(_detecting())}:\ndetected")]
     # Headers on two lines, so that the family, which names the row, gets the room.
-    for col in ("family", f"{'window' if inject == 'window' else 'size'} x: realised\nwindow/cpu", "median\nwindow", "robust\nCV", "pairs\n(x K)",
-                "could\nsee", "false\nalarms",
-                "detected", "cpu: false\nalarms", "cpu:\ndetected", "memory:\nfalse alarms",
-                "any metric:\nfalse alarms", "window or cpu:\ndetected"):
+    for col in ("family", f"{'window' if inject == 'window' else 'size'} x: realised\n{'/'.join(_detecting())}",
+                "median\nwindow", "robust\nCV", "pairs\n(x K)", "could\nsee", "false\nalarms", "detected",
+                *(c for _, c in beside)):
         t.add_column(col, justify="left" if col == "family" else "right", overflow="fold")
     for f in doc["families"]:
         t.add_row(escape(f["id"]), f"{f['effective_factor']:.3f}: {_realised(f)}",
@@ -246,8 +254,7 @@ def _print(doc: dict) -> None:
                   _pairs(f),
                   f"±{f['resolution']:.1%}" if f.get("resolution") is not None else "-",
                   f"{f['aa']['flagged']}/{f['aa']['comparisons']}", f"{f['ab']['flagged']}/{f['ab']['comparisons']}",
-                  *(f"{f[k]['flagged']}/{f[k]['comparisons']}" if f.get(k) else "-"
-                    for k in ("aa_cpu", "ab_cpu", "aa_memory", "aa_any", "ab_any")))
+                  *(f"{f[k]['flagged']}/{f[k]['comparisons']}" if f.get(k) else "-" for k, _ in beside))
     con = wide_console()
     con.print(t)
     con.print(_limits_table(doc))
@@ -259,17 +266,21 @@ def _print(doc: dict) -> None:
     if s.get("by_threshold"):
         def pct(x):
             return "-" if x is None else f"{x:.1%}"
-        print("threshold  false alarms  detected  | cpu: false alarms  detected")
+        heads = [f"{'' if m is HEADLINE else m.name + ': '}false alarms  detected" for m in calibration.recommending()]
+        print("threshold  " + "  | ".join(heads))
         for r in s["by_threshold"]:
-            print(f"{r['threshold']:>8.1%}  {pct(r['false_alarm_rate']):>12}  {pct(r['detection_rate']):>8}  | "
-                  f"{pct(r['cpu_false_alarm_rate']):>17}  {pct(r['cpu_detection_rate']):>8}")
-    c = s.get("cpu")
-    if c and c["false_alarms"]["comparisons"]:
-        print(f"CPU time (user + system): false-alarm rate {c['false_alarms']['rate']:.2%}, "
-              f"detection rate {c['detections']['rate']:.2%}")
+            print(f"{r['threshold']:>8.1%}  " + "  | ".join(
+                f"{pct(r.get(calibration.rate_key(m, 'false_alarm_rate'))):>{len(h) - 10}}  "
+                f"{pct(r.get(calibration.rate_key(m, 'detection_rate'))):>8}"
+                for m, h in zip(calibration.recommending(), heads)))
+    for m in calibrated(detect=True):
+        c = s.get(m.name) if m is not HEADLINE else None
+        if c and c["false_alarms"]["comparisons"]:
+            print(f"{m.label}: false-alarm rate {c['false_alarms']['rate']:.2%}, "
+                  f"detection rate {c['detections']['rate']:.2%}")
     r = s.get("report")
     if r and r["false_alarms"]["comparisons"]:
         print(f"as a pull request's report shows a benchmark: flagged on any metric in "
               f"{r['false_alarms']['flagged']}/{r['false_alarms']['comparisons']} A/A comparisons; a regression on "
-              f"the window or CPU time in {r['detections']['flagged']}/{r['detections']['comparisons']} at "
+              f"the {' or '.join(m.label for m in calibrated(detect=True))} in {r['detections']['flagged']}/{r['detections']['comparisons']} at "
               f"x{doc['factor']}")

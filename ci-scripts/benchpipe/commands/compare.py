@@ -10,15 +10,25 @@ import json
 import os
 from pathlib import Path
 
+from rich.table import Table
+from rich.text import Text
+
 from benchpipe import calibration, multitest, results, schema, stats
-from benchpipe.compare import METRICS, Report, Settings, compare_docs, has_pairs
+from benchpipe.compare import Report, Settings, compare_docs, has_pairs
 from benchpipe.errors import UsageError
 from benchpipe.fsutil import atomic_write_text
+from benchpipe.metrics import METRICS
 from benchpipe.report import compare_md
+from benchpipe.terminal import wide_console
 
 NAME = "compare"
 HELP = ("A/B verdicts per benchmark: ratio with CI; paired signed-rank test on interleaved pairs "
         "(Mann-Whitney U across two runs), corrected across the report")
+
+
+def _governed(setting: str) -> str:
+    """The metrics whose threshold a setting (CLI flag) sets: "timed window and CPU time"."""
+    return " and ".join(m.label for m in METRICS.values() if m.setting == setting)
 
 
 def add_arguments(p):
@@ -27,9 +37,10 @@ def add_arguments(p):
     p.add_argument("--head", help="one file: the head side (a label, toolchain or build)")
     p.add_argument("--alpha", type=float, help=f"significance level (default: calibration's, else {stats.DEFAULT_ALPHA})")
     p.add_argument("--threshold", type=float,
-                   help=f"practical threshold for wall and CPU time, relative, e.g. 0.03 (default: calibration's, else {stats.DEFAULT_THRESHOLD})")
+                   help=f"practical threshold for the {_governed('threshold')}, relative, e.g. 0.03 (default: calibration's, "
+                        f"else {stats.DEFAULT_THRESHOLD})")
     p.add_argument("--memory-threshold", type=float,
-                   help=f"practical threshold for peak memory (default: {stats.DEFAULT_MEMORY_THRESHOLD})")
+                   help=f"practical threshold for the {_governed('memory_threshold')} (default: {stats.DEFAULT_MEMORY_THRESHOLD})")
     p.add_argument("--correction", choices=sorted(multitest.CORRECTIONS), default="bh",
                    help="across the report's metrics and benchmarks: bh, Benjamini-Hochberg (a false discovery rate "
                         "of alpha: identical code is flagged in at most alpha of reports; default), or none")
@@ -113,17 +124,15 @@ def run(args) -> int:
 
 def print_report(report: Report) -> None:
     """The verdicts as a terminal table, and the counts under it."""
-    from rich.table import Table
-    from rich.text import Text
-
-    from benchpipe.terminal import wide_console
-
     style = {stats.REGRESSION: "bold red", stats.IMPROVEMENT: "green", "failed": "yellow", "missing": "yellow", "skipped": "dim",
              stats.TOO_FEW: "dim"}
     sides = sorted({(c.base, c.head) for c in report.comparisons})
+    beyond: dict[float, list[str]] = {}
+    for m in METRICS:
+        beyond.setdefault(report.settings.threshold_for(m), []).append(m)
     t = Table(title=f"compare ({report.mode}{': ' + sides[0][1] + ' against ' + sides[0][0] if len(sides) == 1 else ''}):"
                     f" flagged when p < {report.settings.alpha:g} (corrected: {report.settings.correction}) and beyond "
-                    f"{report.settings.threshold:.1%} (time) / {report.settings.memory_threshold:.1%} (memory)")
+                    + " / ".join(f"{v:.1%} ({', '.join(names)})" for v, names in beyond.items()))
     t.add_column("benchmark", overflow="fold")
     if len(sides) > 1:
         t.add_column("base → head", overflow="fold")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from benchpipe import history
+from benchpipe import compare, history, results
 from benchpipe.errors import one_line
 from benchpipe.export import data_js
 
@@ -24,6 +24,13 @@ def add_arguments(p):
     c.add_argument("--history", required=True, type=Path, help="the history directory")
 
 
+def add_results(root: Path, paths) -> history.AddReport:
+    """What `history add` does: every results file validated before any write, each run's
+    toolchain verdicts (compare: the history only stores them), appended."""
+    docs = [(str(p), results.load(p)) for p in paths]
+    return history.add(root, docs, [compare.toolchain_verdicts(doc) for _, doc in docs])
+
+
 def run(args) -> int:
     if args.action == "check":
         problems = history.check(args.history)
@@ -37,7 +44,7 @@ def run(args) -> int:
         files = len(history.history_files(args.history))
         print(f"{args.history}: {files} history file(s), all valid")
         return 0
-    rep = history.add_files(args.history, args.results)
+    rep = add_results(args.history, args.results)
     if args.data_js:
         data_js.update(args.data_js, rep.new_runs, rep.new_entries, args.repo_url)
     print(f"{args.history}: {len(rep.runs_added)} run(s) added ({rep.entries_added} entries), "

@@ -13,12 +13,11 @@ import sys
 import time
 from pathlib import Path
 
-from benchpipe import ROOT, publish, results
-from benchpipe.commands import compare as compare_cmd
-from benchpipe.commands import doctor as doctor_cmd
-from benchpipe.commands import publish as publish_cmd
-from benchpipe.commands import run as run_cmd
+from benchpipe import ROOT, envinfo, publish, results
 from benchpipe.commands.catalogue import add_filter_arguments
+from benchpipe.commands.compare import compare_and_write, load_calibration, print_report, settings_from
+from benchpipe.commands.doctor import doctor
+from benchpipe.commands.run import RunOptions, run_benchmarks
 from benchpipe.compare import has_pairs
 from benchpipe.errors import BenchError, one_line
 
@@ -29,12 +28,12 @@ HELP = "run the whole pipeline locally (default: quick preset) and write the sit
 def add_arguments(p):
     p.add_argument("--preset", default="quick", help="smoke, quick, standard or full (default: quick)")
     add_filter_arguments(p)
-    p.add_argument("--go", default=run_cmd.RunOptions.go, help="Go toolchains, comma-separated (default: the go on PATH)")
-    p.add_argument("--rust", default=run_cmd.RunOptions.rust,
+    p.add_argument("--go", default=RunOptions.go, help="Go toolchains, comma-separated (default: the go on PATH)")
+    p.add_argument("--rust", default=RunOptions.rust,
                    help="Rust toolchains, comma-separated (default: the cargo on PATH)")
     p.add_argument("--runs", type=int, help="measured runs per benchmark (default: the preset's)")
     p.add_argument("--results", type=Path, help="results folder (default: results/<UTC timestamp>/)")
-    p.add_argument("--build-dir", default=run_cmd.RunOptions.build_dir, help="where builds go (default: .bench/build)")
+    p.add_argument("--build-dir", default=RunOptions.build_dir, help="where builds go (default: .bench/build)")
     p.add_argument("--pages", default=str(ROOT / ".bench" / "pages.git"),
                    help="the local gh-pages repository the history accumulates in (default: .bench/pages.git)")
     p.add_argument("--site", type=Path, default=ROOT / "site", help="where the site is written (default: ./site)")
@@ -53,25 +52,25 @@ def run(args) -> int:
     total = 4
 
     _step(1, total, "doctor: the tools this needs")
-    if doctor_cmd.doctor(install=not args.no_install) != 0:
+    if doctor(install=not args.no_install) != 0:
         raise BenchError("required tools are missing (see the table above); install them and run again")
 
     _step(2, total, f"build and run the {args.preset} preset (results in {out})")
-    options = run_cmd.RunOptions(preset=args.preset, scenario=args.scenario, variant=args.variant, lang=args.lang,
-                                 build=args.build, go=args.go, rust=args.rust, runs=args.runs, out=str(out),
-                                 build_dir=args.build_dir)
-    run_code = run_cmd.run_benchmarks(options)  # 1 when a benchmark failed: still published
+    options = RunOptions(preset=args.preset, scenario=args.scenario, variant=args.variant, lang=args.lang,
+                         build=args.build, go=args.go, rust=args.rust, runs=args.runs, out=str(out),
+                         build_dir=args.build_dir)
+    run_code = run_benchmarks(options)  # 1 when a benchmark failed: still published
     results_file = out / "results.json"
     doc = results.load(results_file)
 
     _step(3, total, "compare toolchains")
     compare_failed = False
     if has_pairs(doc):  # two or more toolchains of a language ran
-        cal = compare_cmd.load_calibration(None)
+        cal = load_calibration(None)
         try:
-            report = compare_cmd.compare_and_write([doc], [results_file.name], compare_cmd.settings_from(cal), cal,
-                                                   markdown=out / "compare.md", json_path=out / "compare.json")
-            compare_cmd.print_report(report)
+            report = compare_and_write([doc], [results_file.name], settings_from(cal), cal,
+                                       markdown=out / "compare.md", json_path=out / "compare.json")
+            print_report(report)
         except BenchError as err:  # the run's results are still worth publishing
             print(one_line(f"bench compare: {err}"), file=sys.stderr)
             compare_failed = True
@@ -80,7 +79,7 @@ def run(args) -> int:
               file=sys.stderr)
 
     _step(4, total, f"history, charts and site (local gh-pages: {args.pages})")
-    publish.publish(args.pages, "gh-pages", [results_file], out=args.site, repo_url=publish_cmd.default_repo_url())
+    publish.publish(args.pages, "gh-pages", [results_file], out=args.site, repo_url=envinfo.repo_url())
 
     ok = sum(b["status"] == "ok" for b in doc["benchmarks"])
     failed = [b for b in doc["benchmarks"] if b["status"] == "failed"]

@@ -25,6 +25,7 @@ import urllib.request
 from pathlib import Path
 
 from benchpipe import results
+from benchpipe.compare import compare_docs
 from benchpipe.errors import BenchError, UsageError
 from benchpipe.report import compare_md, md
 
@@ -126,9 +127,6 @@ def find_pr(api: Api, event: dict) -> int | None:
 
 def _compare_markdown(path: Path) -> str:
     """`compare`'s Markdown report of one results file (typed calls, not argv)."""
-    from benchpipe.compare import compare_docs
-    from benchpipe.report import compare_md
-
     try:
         report = compare_docs([results.load(path)], [path.name])
     except BenchError as err:

@@ -3,10 +3,9 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-from benchpipe import publish
+from benchpipe import envinfo, publish
 
 NAME = "publish"
 HELP = "add results to the history on a gh-pages branch, render the site there, commit and push"
@@ -16,17 +15,12 @@ def add_arguments(p):
     p.add_argument("--remote", required=True, help="git remote URL or path (a missing local path becomes a bare repository)")
     p.add_argument("--branch", default="gh-pages", help="branch to publish to (default: gh-pages)")
     p.add_argument("--site-url", default="", help="public URL of the site (canonical links)")
-    p.add_argument("--repo-url", default=default_repo_url(), help="repository URL for commit links (default: from GITHUB_*)")
+    p.add_argument("--repo-url", default=envinfo.repo_url(), help="repository URL for commit links (default: from GITHUB_*)")
     p.add_argument("--out", type=Path, help="also write a plain copy of the published branch here (open OUT/index.html)")
     p.add_argument("--retries", type=int, default=15, help="attempts when the branch moved meanwhile (default: 15)")
     p.add_argument("--jobs", type=int, default=None, help="parallel gnuplot / change-point processes")
     p.add_argument("--no-changepoints", action="store_true", help="skip change-point detection")
     p.add_argument("results", nargs="+", type=Path, help="results files")
-
-
-def default_repo_url() -> str:
-    server, repo = os.environ.get("GITHUB_SERVER_URL"), os.environ.get("GITHUB_REPOSITORY")
-    return f"{server}/{repo}" if server and repo else ""
 
 
 def run(args) -> int:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-from benchpipe import site
+from benchpipe import envinfo, site
 
 NAME = "site"
 HELP = "render the charts (gnuplot) and the static site from the history"
@@ -15,15 +14,10 @@ def add_arguments(p):
     p.add_argument("--history", required=True, type=Path, help="the history directory")
     p.add_argument("--out", required=True, type=Path, help="the site folder to write (open OUT/index.html)")
     p.add_argument("--site-url", default="", help="public URL of the site (canonical links)")
-    p.add_argument("--repo-url", default=_default_repo_url(), help="repository URL for commit links")
+    p.add_argument("--repo-url", default=envinfo.repo_url(), help="repository URL for commit links (default: from GITHUB_*)")
     p.add_argument("--jobs", type=int, default=None, help="parallel gnuplot / change-point processes (default: cores)")
     p.add_argument("--no-changepoints", action="store_true", help="skip change-point detection")
     p.add_argument("--keep-chart-sources", type=Path, help="keep the gnuplot scripts and data files in this folder")
-
-
-def _default_repo_url() -> str:
-    server, repo = os.environ.get("GITHUB_SERVER_URL"), os.environ.get("GITHUB_REPOSITORY")
-    return f"{server}/{repo}" if server and repo else ""
 
 
 def run(args) -> int:

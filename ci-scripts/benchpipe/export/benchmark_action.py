@@ -15,7 +15,10 @@ exact toolchain of the point.
 
 from __future__ import annotations
 
-from benchpipe import results as results_mod
+from pathlib import Path
+
+from benchpipe import results
+from benchpipe.fsutil import atomic_write_json
 from benchpipe.history import channel, entry_records, primary_time, run_id_of
 
 
@@ -31,10 +34,6 @@ def file_name(set_: str) -> str:
 
 def write_sets(folder, docs: list[dict]) -> list[dict]:
     """One file per set in folder; [{name, file}] (the publish workflow's matrix)."""
-    from pathlib import Path
-
-    from benchpipe.fsutil import atomic_write_json
-
     out = []
     for name, bs in sorted(sets(docs).items()):
         atomic_write_json(Path(folder) / file_name(name), bs)
@@ -51,7 +50,7 @@ def benches(entries: list[dict]) -> list[dict]:
     """customSmallerIsBetter benches of history entries (history.entry_records)."""
     out = []
     for e in sorted(entries, key=lambda x: x["id"]):
-        fam = results_mod.family_id(e["key"]) + (f"#{e['key']['label']}" if e["key"].get("label") else "")
+        fam = results.family_id(e["key"]) + (f"#{e['key']['label']}" if e["key"].get("label") else "")
         t, m = primary_time(e), e["memory_bytes"]
         tc = e["key"]["toolchain"]
         out.append({"name": f"{fam} time", "value": t["median"], "unit": "s",
@@ -70,10 +69,10 @@ def sets(docs: list[dict]) -> dict[str, list[dict]]:
     out: dict[str, list[dict]] = {}
     seen: dict[str, set[str]] = {}
     for doc in docs:
-        if results_mod.is_ab(doc):
+        if results.is_ab(doc):
             continue
         by_set: dict[str, list[dict]] = {}
-        for e in entry_records(doc, run_id_of(doc), verdicts=False):
+        for e in entry_records(doc, run_id_of(doc)):
             by_set.setdefault(set_of(e), []).append(e)
         for name, entries in by_set.items():
             for bench in benches(entries):

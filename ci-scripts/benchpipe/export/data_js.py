@@ -11,6 +11,7 @@ from pathlib import Path
 
 from benchpipe import strictjson
 from benchpipe.errors import BenchError
+from benchpipe.export import benchmark_action
 from benchpipe.fsutil import atomic_write_text
 
 DATA_JS_PREFIX = "window.BENCHMARK_DATA = "
@@ -53,8 +54,6 @@ def update(path, new_runs: list[dict], new_entries: list[dict], repo_url: str = 
     entry, else the action, which compares only with a set's latest entry, would compare
     each shard with the one before it and never see the others. Returns the number of
     entries added or extended."""
-    from benchpipe.export import benchmark_action
-
     path = Path(path)
     data = read(path) if path.exists() else {"lastUpdate": 0, "repoUrl": repo_url, "entries": {}}
     if repo_url and not data.get("repoUrl"):

@@ -6,7 +6,8 @@ interval, p-value and run counts, failed and missing ones, then the rest in a
 from __future__ import annotations
 
 from benchpipe import stats, units
-from benchpipe.compare import FAILED, METRICS, MISSING, SKIPPED, Report
+from benchpipe.compare import FAILED, MISSING, SKIPPED, Report
+from benchpipe.metrics import HEADLINE, METRICS, calibrated
 from benchpipe.report.md import code, escape, table
 
 MARKER = "<!-- gorust-bench-comment -->"
@@ -16,7 +17,7 @@ ICON = {stats.REGRESSION: "🔴", stats.IMPROVEMENT: "🟢", FAILED: "⚠️", M
 
 
 def fmt_value(value, metric: str) -> str:
-    return units.bytes_(value) if metric == "memory" else units.seconds(value)
+    return METRICS[metric].text(value)
 
 
 fmt_ratio = units.ratio
@@ -40,6 +41,19 @@ def _bench_cell(c, show_sides: bool) -> str:
 
 def _pct(x: float) -> str:
     return f"{x * 100:.3g} %"
+
+
+def _and(items: list[str]) -> str:
+    return ", ".join(items[:-1]) + f" and {items[-1]}" if len(items) > 1 else "".join(items)
+
+
+def thresholds_sentence(s) -> str:
+    """The practical thresholds, each with the metrics it applies to, as the report reads
+    them: "±1.5 % for <time> and <cpu>, ±3 % for <memory>"."""
+    groups: dict[float, list[str]] = {}
+    for m in METRICS.values():
+        groups.setdefault(s.threshold_for(m.name), []).append(m.reading)
+    return ", ".join(f"±{_pct(t)} for {_and(readings)}" for t, readings in groups.items())
 
 
 def render(report: Report) -> str:
@@ -100,12 +114,12 @@ def render(report: Report) -> str:
                 m = c.metrics.get(metric)
                 row += [fmt_ratio(m.ratio) if m else "–", fmt_p(m.judged_p) if m else "–"]
             notes = "; ".join(escape(m.note) for m in c.metrics.values() if m.note)
-            t = c.metrics.get("time")
+            t = c.metrics.get(HEADLINE.name)
             row += [f"±{_pct(t.resolution)}" if t and t.resolution is not None else "–",
                     escape(c.verdict) + (f" ({notes})" if notes else "")]
             rows.append(row)
         header = (["benchmark"] + [h for m in METRICS for h in (f"{m} ratio", "p")]
-                  + ["time: could see", "verdict"])
+                  + [f"{HEADLINE.name}: could see", "verdict"])
         out += [table(header, rows, ["l"] + ["r"] * (2 * len(METRICS) + 1) + ["l"]), "", "</details>", ""]
 
     out += ["### How to read this", ""]
@@ -120,13 +134,10 @@ def render(report: Report) -> str:
         f"after its first runs it adds rounds (looks at, e.g., 10, 20 and 30 pairs, then 60 and 120 for a "
         f"benchmark short enough to take them within the preset's time budget) while a comparison is still "
         f"undecided and more pairs could decide it (a benchmark too noisy for the pairs left stops early; its "
-        f"*could see* says how coarse it was). {_correction_sentence(s)} *Could see*: the smallest change in the timed window "
+        f"*could see* says how coarse it was). {_correction_sentence(s)} *Could see*: the smallest change in the {HEADLINE.label} "
         f"that comparison could tell from noise (the threshold, or its interval's reach when wider). "
         f"A benchmark is **flagged** only when that corrected p < {s.alpha:g} **and** the ratio is beyond the "
-        f"practical threshold: ±{_pct(s.threshold)} for the program's own timed window (*time*: setup and start-up "
-        f"excluded) and the CPU time inside it (*cpu*, user + system, which other processes on a shared runner "
-        f"disturb much less than wall time), ±{_pct(s.memory_threshold)} "
-        f"for peak memory. "
+        f"practical threshold: {thresholds_sentence(s)}. "
         f"A smaller difference, or one the runs cannot tell from noise, is reported as no change. A difference "
         f"significant on its own but not after the correction, or runs too few to ever reach it (fewer than "
         f"{stats.MIN_SAMPLES} a side, 5+5 unpaired, 7 pairs), is *too few samples*: not enough runs for a verdict.")
@@ -177,11 +188,13 @@ def calibration_sentence(cal: dict | None) -> str:
     # how calibrate made B slower: each window held open (default) or a scaled size
     slower = (f"a timed window held open {_pct(float(factor) - 1)} longer" if cal.get("inject") == "window"
               else f"a {_pct(float(factor) - 1)} heavier workload") if factor else ""
+    # the metrics calibrate's slowdown moves (benchpipe.metrics): their regressions are detections
+    detecting = calibrated(detect=True)
     if rfa.get("comparisons") and rdet.get("comparisons") and factor:
         # what this report does with a benchmark: flags it on any metric
         parts.append(f"a benchmark flagged (on any metric) in {rfa['rate']:.1%} of {rfa['comparisons']} A/A "
-                     f"comparisons; {slower} flagged as a regression (timed "
-                     f"window or CPU time) in {rdet['rate']:.1%} of {rdet['comparisons']}. Timed window alone: ")
+                     f"comparisons; {slower} flagged as a regression ({' or '.join(m.label for m in detecting)}) "
+                     f"in {rdet['rate']:.1%} of {rdet['comparisons']}. {HEADLINE.label[:1].upper()}{HEADLINE.label[1:]} alone: ")
         det_seen = rdet["rate"]
     else:
         det_seen = det
@@ -189,10 +202,11 @@ def calibration_sentence(cal: dict | None) -> str:
         parts.append(f"false alarms in {fa:.1%} of {n_aa} A/A comparisons; ")
     if det is not None and factor:
         parts.append(f"{slower} flagged in {det:.1%} of {n_ab} comparisons.")
-    cpu = summ.get("cpu") or {}
-    cfa, cdet = (cpu.get("false_alarms") or {}).get("rate"), (cpu.get("detections") or {}).get("rate")
-    if cfa is not None and cdet is not None:
-        parts.append(f" CPU time: {cfa:.1%} false alarms, {cdet:.1%} detected.")
+    for m in detecting:
+        got = (summ.get(m.name) or {}) if m is not HEADLINE else {}   # the headline's: above
+        mfa, mdet = ((got.get(k) or {}).get("rate") for k in ("false_alarms", "detections"))
+        if mfa is not None and mdet is not None:
+            parts.append(f" {m.label}: {mfa:.1%} false alarms, {mdet:.1%} detected.")
     if det_seen is not None and factor:
         if det_seen >= 0.95:
             parts.append(f" Changes of {_pct(float(factor) - 1)} and more are reliably flagged here; smaller ones may not be.")

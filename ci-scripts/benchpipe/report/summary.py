@@ -8,8 +8,8 @@ hashmap under rate, parallel efficiency T(1)/(T(n)*n) for cpu), and the ratios t
 The Go benchmark a Rust one is set against is the one the catalogue's `pairs` declares
 (same params, same label side); nothing else, never "Go's fastest".
 
-Rendered twice from the same rows: a rich table on the terminal and Markdown (GitHub
-job summary, summary.md). Every string that comes from the input is escaped."""
+Rendered twice from the same rows: one line per benchmark on the terminal (at most 120
+columns) and the full table in Markdown (GitHub job summary, summary.md). Every string that comes from the input is escaped."""
 
 from __future__ import annotations
 
@@ -18,10 +18,10 @@ import statistics
 from dataclasses import dataclass, field
 
 import numpy as np
+from rich.text import Text
 
-from benchpipe import catalogue as catalogue_mod
-from benchpipe import measures, stats, units
-from benchpipe.report import md as markdown
+from benchpipe import catalogue, measures, stats, units
+from benchpipe.report import md
 
 MiB = 1024 * 1024
 
@@ -75,7 +75,7 @@ class Row:
 
 
 def rows(doc: dict, cat=None) -> list[Row]:
-    cat = cat or catalogue_mod.load()
+    cat = cat or catalogue.load()
     out = []
     for b in doc["benchmarks"]:
         k = b["key"]
@@ -169,7 +169,7 @@ def markdown_text(doc: dict) -> str:
     rs = rows(doc)
     failed = sum(r.status == "failed" for r in rs)
     skipped = sum(r.status == "skipped" for r in rs)
-    e = markdown.escape
+    e = md.escape
     lines = [f"## Go vs Rust: preset {e(env['preset'])}", "",
              f"{e(env['os'])} {e(env['arch'])}, {e(env['cpu_model'])}, {env['cores']} cores, "
              f"{env['memory_bytes'] / 2**30:.1f} GiB; commit {e(env['commit'][:12])} ({e(env['branch'])}); "
@@ -192,7 +192,7 @@ def markdown_text(doc: dict) -> str:
         lines.append(f"### {e(scenario)}")
         lines.append("")
         body = [[e(c) for c in _cells(r)] for r in rs if r.scenario == scenario]
-        lines.append(markdown.table(HEADER, body, ALIGN))
+        lines.append(md.table(HEADER, body, ALIGN))
         lines.append("")
     return "\n".join(lines)
 
