@@ -265,8 +265,6 @@ def _terminal(doc: dict, width: int, details: str) -> list[tuple[str, str | None
 def print_terminal(doc: dict, console, details: str = "") -> None:
     """The summary as terminal_lines, at most TERMINAL_WIDTH columns (less on a narrower
     terminal), failed benchmarks in red and skipped ones in yellow."""
-    from rich.text import Text
-
     width = min(TERMINAL_WIDTH, console.width or TERMINAL_WIDTH)
     for line, style in _terminal(doc, width, details):
         console.print(Text(line, style=style), soft_wrap=True)   # Text: no markup from the input
