@@ -35,7 +35,6 @@ from benchpipe.catalogue import BenchSpec
 from benchpipe.errors import BenchError
 from benchpipe.metrics import HEADLINE, METRICS, calibrated, stored_key
 from benchpipe.results import family_id, format_params
-from benchpipe.scaling import scale_specs as scale_specs  # re-exported: commands/run.py calls it here
 
 CALIBRATION_SCHEMA = "gorust-bench.calibration/1"
 DEFAULT_PATH = "calibration.json"
@@ -135,7 +134,7 @@ def projection(rounds: list[tuple[dict, dict, dict]], level: float, settings: co
 
 def family_result(spec: BenchSpec, factor_eff: float, rounds: list[tuple[dict, dict, dict]],
                   alpha: float, threshold: float, seed: int = stats.SEED, looks: multitest.Looks | None = None,
-                  tests: int = 1) -> dict:
+                  tests: int = 1, leave_out_contended: bool = False) -> dict:
     """Judge each round (A, A', B: results-file benchmarks) as `compare` judges a pull
     request's report: each comparison as one benchmark among `tests` tests whose others
     found nothing (multitest.adjust), with the run's looks. A/A flags are false alarms,
@@ -145,14 +144,21 @@ def family_result(spec: BenchSpec, factor_eff: float, rounds: list[tuple[dict, d
     request's report shows of the benchmark as a whole ("aa_any": a flag on any metric;
     "ab_any": a regression on a metric the slowdown moves)."""
     looks = looks or multitest.Looks.fixed()
-    settings = compare.Settings(alpha=alpha, threshold=threshold, seed=seed)
+    # Calibrate keeps contended pairs unless asked (it is run beside a busy core on
+    # purpose, to see what a busy runner can detect) and counts them either way.
+    settings = compare.Settings(alpha=alpha, threshold=threshold, seed=seed, keep_contended=not leave_out_contended)
     detecting = calibrated(detect=True)
     sides = [("aa", m) for m in calibrated()] + [("ab", m) for m in detecting]
     got: dict[tuple, list] = {(side, m): [] for side, m in sides}
     any_flag = {"aa_any": 0, "ab_any": 0}
 
+    contended = {"pairs": 0, "contended": 0, "left_out": 0}
+
     def judged(pid, first, second, a, b):
         c = compare.compare_bench(pid, first, second, a, b, settings, paired=True, looks=looks)
+        contended["pairs"] += len(measures.window_s(a))
+        contended["contended"] += len(set(measures.contended_runs(a)) | set(measures.contended_runs(b)))
+        contended["left_out"] += c.contended
         return compare.correct([c], settings, looks, tests)[0].metrics
 
     for a, a2, b in rounds:
@@ -182,6 +188,8 @@ def family_result(spec: BenchSpec, factor_eff: float, rounds: list[tuple[dict, d
         "resolution": statistics.median(resolutions) if resolutions else None,
         "median_pairs": statistics.median(pairs) if pairs else None,
         "windows_per_run": statistics.median(counts) if counts else None,
+        # pairs judged, those that ran beside other work, and those left out for it
+        "contended": contended,
         **projection(rounds, level, settings),
         # A/A: any flag is a false alarm; A/B: a regression is a detection. The headline's
         # always, the others' where a comparison had the metric.

@@ -12,12 +12,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from benchpipe import catalogue, metrics, multitest, scaling, stats
+from benchpipe import catalogue, measures, metrics, multitest, scaling, stats
 from benchpipe.errors import UsageError
 from benchpipe.metrics import METRICS
 from benchpipe.results import family_id, format_params, is_ab, key_id
 
 COMPARE_SCHEMA = "gorust-bench.compare/1"
+
+# the mark of measures.contention_warning in a benchmark's reason
+CONTENDED = "warning: contended"
 
 MISSING = "missing"
 FAILED = "failed"
@@ -37,6 +40,9 @@ class Settings:
     confidence: float = stats.CONFIDENCE
     seed: int = stats.SEED
     correction: str = "bh"    # across the tests of a report (multitest.CORRECTIONS)
+    # runs whose window shared the machine with other work (measures.contended_runs):
+    # left out of the comparison (a pair goes if either side's run was), or kept
+    keep_contended: bool = False
 
     def threshold_for(self, metric: str) -> float:
         return metrics.threshold(METRICS[metric], self)
@@ -46,6 +52,9 @@ class Settings:
             "alpha": self.alpha,
             "threshold": {m: self.threshold_for(m) for m in METRICS},
             "confidence": self.confidence, "seed": self.seed, "correction": self.correction,
+            "contended": "kept" if self.keep_contended else
+                         f"left out: a run (and its pair) whose window had more than {measures.CONTENDED_CORES:g} cores of "
+                         "other work (the machine's busy time less the program's, plus steal)",
             "test": "sides of one run (interleaved pairs): Wilcoxon signed-rank on the within-pair log ratios "
                     "(scipy.stats.wilcoxon); sides of two runs: Mann-Whitney U (scipy.stats.mannwhitneyu); "
                     "two-sided; p-values multiplied by the looks that can flag (sampling until sure), then "
@@ -69,6 +78,7 @@ class BenchComparison:
     verdict: str
     metrics: dict = field(default_factory=dict)   # metric -> stats.SampleComparison
     note: str = ""
+    contended: int = 0       # runs (pairs, where paired) left out as contended
 
     @property
     def flagged(self) -> bool:
@@ -76,7 +86,7 @@ class BenchComparison:
 
     def to_json(self) -> dict:
         return {"id": self.id, "key": self.key, "base": self.base, "head": self.head,
-                "verdict": self.verdict, "note": self.note,
+                "verdict": self.verdict, "note": self.note, "contended": self.contended,
                 "metrics": {m: c.to_json() for m, c in self.metrics.items()}}
 
 
@@ -295,6 +305,14 @@ def compare_bench(pid: str, base_name: str, head_name: str, b: dict | None, h: d
             reason = " ".join(str(bench.get("reason", "")).split())[:200]
             return BenchComparison(pid, key, base_name, head_name, FAILED if bench["status"] == "failed" else SKIPPED,
                                    note=f"{bench['status']} in {side}: {reason}")
+    contended = 0
+    if not settings.keep_contended:
+        if paired and len(b.get("records", ())) == len(h.get("records", ())):
+            drop = set(measures.contended_runs(b)) | set(measures.contended_runs(h))
+            b, h, contended = measures.without_runs(b, drop), measures.without_runs(h, drop), len(drop)
+        else:
+            db, dh = measures.contended_runs(b), measures.contended_runs(h)
+            b, h, contended = measures.without_runs(b, db), measures.without_runs(h, dh), len(db) + len(dh)
     found = {}
     for metric in METRICS.values():
         xs, ys = metric.samples(b), metric.samples(h)
@@ -308,7 +326,11 @@ def compare_bench(pid: str, base_name: str, head_name: str, b: dict | None, h: d
             found[metric.name] = stats.compare_samples(xs, ys, alpha=settings.alpha,
                                                        threshold=settings.threshold_for(metric.name),
                                                        confidence=settings.confidence, seed=settings.seed)
-    return BenchComparison(pid, key, base_name, head_name, _overall(found), found)
+    busy = [side for side, bench in ((base_name, b), (head_name, h)) if CONTENDED in str(bench.get("reason", ""))]
+    note = "; ".join(x for x in (
+        f"{contended} contended {'pair' if paired else 'run'}{'s' * (contended != 1)} left out" if contended else "",
+        f"{' and '.join(busy)} ran beside other work" if busy else "") if x)
+    return BenchComparison(pid, key, base_name, head_name, _overall(found), found, note, contended)
 
 
 def _overall(by_metric: dict) -> str:

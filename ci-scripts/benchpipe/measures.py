@@ -132,7 +132,7 @@ def figure_text(figures: dict) -> str:
 # the history: how the allocator is set up, which hasher, which SQLite and how it is
 # opened, which driver and server.
 SETTINGS = ("allocator", "mimalloc_version", "mimalloc_options", "hasher", "sqlite_version", "threading_mode",
-            "foreign_keys", "checkout", "driver", "server_version")
+            "foreign_keys", "checkout", "driver", "server_version", "synchronous_commit", "fsync")
 
 
 def settings(bench: dict) -> dict[str, str]:
@@ -169,8 +169,78 @@ def rate_warning(records: list[dict]) -> str | None:
             f"({have / want:.0%}, below {RATE_WARNING_SHARE:.0%}); latencies include its backlog")
 
 
+# Parallel efficiency is published where the window at one thread is at least this long
+# (issue 39): at the quick size (16 tasks of ~2.5 ms, 30-45 ms windows) waking the second
+# CPU and first-touching a second buffer are a large part of the run, and Go read
+# 0.55-0.6 there against 0.77 at 160 tasks, on an idle machine.
+MIN_EFFICIENCY_WINDOW_S = 0.25
+
+
 def efficiency(t1: float | None, tn: float | None, n: int) -> float | None:
     """Parallel efficiency T(1) / (T(n) * n) of a cpu benchmark at n threads."""
     if not t1 or not tn or n < 1:
         return None
     return t1 / (tn * n)
+
+
+# Contention (issue 39): what else ran on the machine during a window: the machine's
+# busy time less ours, plus what the hypervisor stole (the records' window_machine,
+# Linux). A benchmark whose windows had more than CONTENDED_CORES of that on average is
+# contended: its figures are not the program's alone, and the reports say so. /proc/stat
+# counts in 10 ms ticks, so one window's figure is uncertain by up to a tick per CPU at
+# each end: a single run is called contended only beyond that margin (short windows
+# rarely are on their own), a benchmark on the sum over its runs.
+CONTENDED_CORES = 0.25
+TICK_S = 0.01
+
+
+def others_s(record: dict) -> float | None:
+    """CPU seconds something else had during the record's window (None: not measured)."""
+    wm, cpu = record.get("window_machine"), record.get("window_cpu_s")
+    if not isinstance(wm, dict) or not isinstance(cpu, dict):
+        return None
+    return max(0.0, wm["busy_s"] - cpu["user"] - cpu["sys"]) + wm["steal_s"]
+
+
+def contended_runs(bench: dict) -> list[int]:
+    """The indices of the runs (records) that were contended beyond the ticks' margin."""
+    out = []
+    for i, r in enumerate(bench.get("records", ())):
+        other, elapsed = others_s(r), r.get("elapsed_s")
+        if other is not None and elapsed and \
+                other - 2 * TICK_S * r["window_machine"]["cpus"] > CONTENDED_CORES * elapsed:
+            out.append(i)
+    return out
+
+
+def contention_cores(records: list[dict]) -> float | None:
+    """What else ran during the windows, in cores on average (their sum over the sum of
+    the windows: exact to the ticks however short each window is); None: not measured."""
+    pairs = [(others_s(r), r.get("elapsed_s")) for r in records]
+    pairs = [(o, e) for o, e in pairs if o is not None and e]
+    if not pairs:
+        return None
+    return sum(o for o, _ in pairs) / sum(e for _, e in pairs)
+
+
+def contention_warning(records: list[dict]) -> str | None:
+    """The warning of a contended benchmark, else None."""
+    cores = contention_cores(records)
+    if cores is None or cores <= CONTENDED_CORES:
+        return None
+    runs = len(contended_runs({"records": records}))
+    return (f"warning: contended: other processes had {cores:.2f} cores on average during the timed windows "
+            f"(more than {CONTENDED_CORES:g}; {runs} of {len(records)} runs contended on their own): its figures are "
+            "not the program's alone")
+
+
+def without_runs(bench: dict, runs) -> dict:
+    """The benchmark without these runs (indices into its records; the per-run samples
+    hyperfine kept are dropped alike)."""
+    drop = set(runs)
+    if not drop:
+        return bench
+    keep = [i for i in range(len(bench.get("records", ()))) if i not in drop]
+    samples = {k: ([v[i] for i in keep] if isinstance(v, list) and len(v) == len(bench["records"]) else v)
+               for k, v in bench["samples"].items()}
+    return {**bench, "records": [bench["records"][i] for i in keep], "samples": samples}

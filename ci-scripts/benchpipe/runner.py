@@ -245,9 +245,9 @@ def _finish(job: Job) -> None:
             job.warnings.append(f"warning: run {i}: hyperfine measured a peak of {hf} bytes, "
                                 f"the program reported {own} bytes")
             break
-    rate = measures.rate_warning(job.records)
-    if rate:
-        job.warnings.append(rate)
+    for warning in (measures.rate_warning(job.records), measures.contention_warning(job.records)):
+        if warning:
+            job.warnings.append(warning)
     job.status = "ok"
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from rich.markup import escape
 from rich.table import Table
 
-from benchpipe import ROOT, calibration, catalogue, multitest, runner, scaling, services, stats, toolchains, tools
+from benchpipe import ROOT, calibration, catalogue, measures, multitest, runner, scaling, services, stats, toolchains, tools
 from benchpipe.commands.catalogue import add_filter_arguments, select
 from benchpipe.commands.run import add_repeat_argument, repeat_s, service_names_of
 from benchpipe.errors import BenchError, UsageError
@@ -46,6 +46,9 @@ def add_arguments(p):
     p.add_argument("--tests", type=int, default=0, metavar="M",
                    help="judge each comparison as one of M tests, as a pull request's report corrects across its "
                         "tests (default: the preset's benchmarks x 3 metrics)")
+    p.add_argument("--leave-out-contended", action="store_true",
+                   help="judge without the pairs whose window shared the machine with other work, as compare does "
+                        "(default: judge them all, counting them: calibrating beside a busy core is a use)")
     p.add_argument("--alpha", type=float, default=stats.DEFAULT_ALPHA, help=f"significance level (default: {stats.DEFAULT_ALPHA})")
     p.add_argument("--threshold", type=float, default=stats.DEFAULT_THRESHOLD,
                    help=f"practical threshold, relative (default: {stats.DEFAULT_THRESHOLD})")
@@ -169,7 +172,8 @@ def _calibrate_family(spec, built, hyperfine, runs, args, preset, work: Path, ta
         if sys.stderr.isatty() or (r + 1) % 10 == 0 or r + 1 == args.repeats:
             print(f"{tag} {name}: {r + 1}/{args.repeats} repeats ({time.monotonic() - t0:.0f} s)", file=sys.stderr)
     looks = multitest.Looks.from_env(seq.to_json() if seq else None)
-    return calibration.family_result(spec, eff, rounds, args.alpha, args.threshold, looks=looks, tests=tests)
+    return calibration.family_result(spec, eff, rounds, args.alpha, args.threshold, looks=looks, tests=tests,
+                                     leave_out_contended=args.leave_out_contended)
 
 
 def _pairs(f: dict) -> str:
@@ -259,10 +263,19 @@ def _print(doc: dict) -> None:
     con.print(t)
     con.print(_limits_table(doc))
     s = doc["summary"]
-    print(f"false-alarm rate {s['false_alarm_rate']:.2%} ({s['false_alarms']}/{s['aa_comparisons']}), "
-          f"detection rate at x{doc['factor']} {s['detection_rate']:.2%} ({s['detections']}/{s['ab_comparisons']}); "
-          f"A/A noise (99th percentile of |ratio - 1|) {s['aa_noise_p99']:.2%}; "
-          f"recommended threshold {s['recommended']['threshold']:.1%}")
+    pairs, busy, left = (sum((f.get("contended") or {}).get(k, 0) for f in doc["families"])
+                         for k in ("pairs", "contended", "left_out"))
+    if busy:
+        print(f"contended: {busy} of {pairs} pairs ran beside other work (more than "
+              f"{measures.CONTENDED_CORES:g} cores of it in a window); "
+              + (f"{left} left out, {pairs - left} judged" if left else
+                 "all judged (--leave-out-contended judges without them)"))
+    def rate(x, digits=2):   # None: no comparison had enough pairs for a rate
+        return "-" if x is None else f"{x:.{digits}%}"
+    print(f"false-alarm rate {rate(s['false_alarm_rate'])} ({s['false_alarms']}/{s['aa_comparisons']}), "
+          f"detection rate at x{doc['factor']} {rate(s['detection_rate'])} ({s['detections']}/{s['ab_comparisons']}); "
+          f"A/A noise (99th percentile of |ratio - 1|) {rate(s['aa_noise_p99'])}; "
+          f"recommended threshold {rate(s['recommended']['threshold'], 1)}")
     if s.get("by_threshold"):
         def pct(x):
             return "-" if x is None else f"{x:.1%}"

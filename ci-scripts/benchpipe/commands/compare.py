@@ -41,6 +41,9 @@ def add_arguments(p):
                         f"else {stats.DEFAULT_THRESHOLD})")
     p.add_argument("--memory-threshold", type=float,
                    help=f"practical threshold for the {_governed('memory_threshold')} (default: {stats.DEFAULT_MEMORY_THRESHOLD})")
+    p.add_argument("--keep-contended", action="store_true",
+                   help="keep the runs whose window shared the machine with other work (default: leave them, and "
+                        "their pairs, out, saying how many)")
     p.add_argument("--correction", choices=sorted(multitest.CORRECTIONS), default="bh",
                    help="across the report's metrics and benchmarks: bh, Benjamini-Hochberg (a false discovery rate "
                         "of alpha: identical code is flagged in at most alpha of reports; default), or none")
@@ -72,7 +75,7 @@ def load_calibration(arg: str | None) -> dict | None:
 
 
 def settings_from(cal: dict | None, alpha: float | None = None, threshold: float | None = None,
-                  memory_threshold: float | None = None, correction: str = "bh") -> Settings:
+                  memory_threshold: float | None = None, correction: str = "bh", keep_contended: bool = False) -> Settings:
     """The flagging settings: what is given, else the runner's calibration, else the defaults."""
     rec = ((cal or {}).get("summary") or {}).get("recommended") or {}
     alpha = alpha if alpha is not None else (rec.get("alpha") or stats.DEFAULT_ALPHA)
@@ -82,7 +85,8 @@ def settings_from(cal: dict | None, alpha: float | None = None, threshold: float
         raise UsageError("--alpha must be between 0 and 1")
     if threshold < 0 or mem < 0:
         raise UsageError("thresholds must be >= 0")
-    return Settings(alpha=float(alpha), threshold=float(threshold), memory_threshold=float(mem), correction=correction)
+    return Settings(alpha=float(alpha), threshold=float(threshold), memory_threshold=float(mem), correction=correction,
+                    keep_contended=keep_contended)
 
 
 def side_names(files: list) -> list[str]:
@@ -113,7 +117,8 @@ def run(args) -> int:
         print(f"bench compare: {args.files[0]}: nothing to compare (no base/head labels, one toolchain per language)")
         return 0
     cal = load_calibration(args.calibration)
-    settings = settings_from(cal, args.alpha, args.threshold, args.memory_threshold, args.correction)
+    settings = settings_from(cal, args.alpha, args.threshold, args.memory_threshold, args.correction,
+                             args.keep_contended)
     report = compare_and_write(docs, side_names(args.files), settings, cal, base=args.base, head=args.head,
                                scaled=args.scaled, markdown=args.markdown, json_path=args.json)
     print_report(report)

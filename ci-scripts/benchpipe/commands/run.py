@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from benchpipe import ROOT, calibration, catalogue, compare, envinfo, fsutil, hyperfine, results, runner, services, terminal, toolchains, tools
+from benchpipe import ROOT, catalogue, envinfo, fsutil, hyperfine, metrics, results, runner, scaling, services, terminal, toolchains, tools
 from benchpipe.commands.catalogue import add_filter_arguments, select
 from benchpipe.errors import BenchError, UsageError
 from benchpipe.export import benchmark_action as action
@@ -185,7 +185,7 @@ def run_benchmarks(opts: RunOptions) -> int:
     if not (0 < opts.scale <= 1000):
         raise UsageError(f"--scale must be a number above 0 (and at most 1000), not {opts.scale:g}")
     if opts.scale != 1:
-        specs = calibration.scale_specs(specs, opts.scale)
+        specs = scaling.scale_specs(specs, opts.scale)
     # Validate toolchain names before building anything.
     toolchains.parse_list(opts.go, "go")
     toolchains.parse_list(opts.rust, "rust")
@@ -240,7 +240,7 @@ def _run(opts: RunOptions, cat, preset, specs, out: Path) -> int:
         # CI cancelling the job (SIGTERM) unwinds like Ctrl-C: hyperfine's process
         # group is killed and the throwaway servers stopped on the way out.
         # The report will test every metric of every side against its group's first.
-        tests = sum(len(g) - 1 for g in runner.groups(jobs)) * len(compare.METRICS)
+        tests = sum(len(g) - 1 for g in runner.groups(jobs)) * len(metrics.METRICS)
         seq = runner.sequential_design(runs, opts.max_runs or runner.default_max_runs(runs, preset.sample_budget_s),
                                        tests=tests, budget_s=preset.sample_budget_s)
         interleaved = tests > 0

@@ -82,6 +82,7 @@ def render(report: Report) -> str:
             out.append("Commits: " + ", ".join(f"{escape(k)} {code(str(v)[:12])}" for k, v in sorted(labels.items())) + ".")
     if report.head_scale:
         out.append(f"The head run's workloads were scaled by {report.head_scale:g} (size parameter of each scenario).")
+    out += contention_sentence(report)
     out.append("")
 
     flagged = [c for c in report.comparisons if c.flagged]
@@ -145,6 +146,21 @@ def render(report: Report) -> str:
     out.append(calibration_sentence(report.calibration))
     out.append("")
     return "\n".join(out)
+
+
+def contention_sentence(report: Report) -> list[str]:
+    """A warning when some windows shared the machine with other work (measures: the
+    machine's busy time less the program's, plus steal): which benchmarks, and how many
+    of their runs the comparison left out."""
+    hit = [c for c in report.comparisons if c.contended or "beside other work" in c.note]
+    if not hit:
+        return []
+    left = sum(c.contended for c in report.comparisons)
+    names = ", ".join(code(c.id) for c in hit[:8]) + (f" and {len(hit) - 8} more" if len(hit) > 8 else "")
+    return [f"⚠️ **{len(hit)} benchmark{'s' * (len(hit) != 1)} shared the machine with other work** during some "
+            f"timed windows ({names}): their figures are not the programs' alone. "
+            + (f"{left} contended run{'s' * (left != 1)} (with {'their' if left != 1 else 'its'} pairs) "
+               "left out of the comparison; `bench compare --keep-contended` keeps them." if left else "")]
 
 
 def repeat_sentence(plan) -> list[str]:

@@ -21,6 +21,7 @@ import numpy as np
 from rich.text import Text
 
 from benchpipe import catalogue, measures, stats, units
+from benchpipe.compare import CONTENDED
 from benchpipe.report import md
 
 MiB = 1024 * 1024
@@ -133,8 +134,11 @@ def _efficiencies(out: list[Row]) -> None:
         one = {**r.key["params"], "threads": 1}
         base = [x for x in out if x.scenario == "cpu" and x.variant == r.variant and x.build == r.build
                 and x.toolchain == r.toolchain and x.label == r.label and x.key["params"] == one]
-        eff = measures.efficiency(base[0].time_med if base else None, r.time_med, n)
-        if eff is not None:
+        t1 = base[0].time_med if base else None
+        eff = measures.efficiency(t1, r.time_med, n)
+        if eff is not None and n > 1 and t1 < measures.MIN_EFFICIENCY_WINDOW_S:
+            r.metric = f"efficiency not shown: 1-thread window {fmt_time(t1)}, too short to mean it"
+        elif eff is not None:
             r.metric = f"efficiency {eff:.2f}"
 
 
@@ -255,7 +259,7 @@ def _terminal(doc: dict, width: int, details: str) -> list[tuple[str, str | None
                 tail = (f"window {_ratio_text(r.time_ratio, r.time_ci):<19} memory "
                         f"{_ratio_text(r.mem_ratio, r.mem_ci):<19}" + (f" vs go {r.pair}" if r.pair != r.variant else ""))
             if r.status == "ok" and r.reason:
-                tail += " (warning)"
+                tail += " (ran beside other work)" if CONTENDED in r.reason else " (warning)"
             out.append((_fit(f"{head}  {tail}".rstrip(), width), _STYLE.get(r.status)))
     out.append((_fit("CPU time in the window, process wall, latencies and the scenarios' own figures: "
                      + (details or "summary.md") + " and the site", width), None))
