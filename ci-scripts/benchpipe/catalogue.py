@@ -128,6 +128,7 @@ class Scenario:
     scale: str = ""  # the parameter a run's work grows in proportion to (`calibrate`, `run --scale`)
     split: bool = False  # runs in its build's split program, where the build has one
     service: str = ""    # the server it needs (benchpipe/services/<service>.py), or none
+    parity: tuple[str, ...] = ()  # runtime facts both sides of a Go-against-Rust pair must share
 
     def allows(self, variant: str, params: dict) -> bool:
         """False where `only.<variant>` rules these params out."""
@@ -312,6 +313,6 @@ def _parse(raw: dict, path: Path) -> Catalogue:
             name, s["title"], tuple(s["seeds"]), bool(s["setup"]), s["size"],
             variants, params, grids, pairs, only,
             {k: float(v) for k, v in s.get("run_s", {}).items()}, scale,
-            bool(s.get("split", False)), str(s.get("service", "")),
+            bool(s.get("split", False)), str(s.get("service", "")), tuple(s.get("parity", ())),
         )
     return Catalogue(presets, builds, scenarios, path)

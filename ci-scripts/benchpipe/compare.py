@@ -19,9 +19,6 @@ from benchpipe.results import family_id, format_params, is_ab, key_id
 
 COMPARE_SCHEMA = "gorust-bench.compare/1"
 
-# the mark of measures.contention_warning in a benchmark's reason
-CONTENDED = "warning: contended"
-
 MISSING = "missing"
 FAILED = "failed"
 SKIPPED = "skipped"
@@ -326,7 +323,7 @@ def compare_bench(pid: str, base_name: str, head_name: str, b: dict | None, h: d
             found[metric.name] = stats.compare_samples(xs, ys, alpha=settings.alpha,
                                                        threshold=settings.threshold_for(metric.name),
                                                        confidence=settings.confidence, seed=settings.seed)
-    busy = [side for side, bench in ((base_name, b), (head_name, h)) if CONTENDED in str(bench.get("reason", ""))]
+    busy = [side for side, bench in ((base_name, b), (head_name, h)) if measures.CONTENDED in str(bench.get("reason", ""))]
     note = "; ".join(x for x in (
         f"{contended} contended {'pair' if paired else 'run'}{'s' * (contended != 1)} left out" if contended else "",
         f"{' and '.join(busy)} ran beside other work" if busy else "") if x)

@@ -192,6 +192,9 @@ def efficiency(t1: float | None, tn: float | None, n: int) -> float | None:
 # rarely are on their own), a benchmark on the sum over its runs.
 CONTENDED_CORES = 0.25
 TICK_S = 0.01
+# The marks of the two warnings that change how a benchmark is shown, in its reason.
+CONTENDED = "warning: contended"
+PARITY_BROKEN = "warning: parity broken"
 
 
 def others_s(record: dict) -> float | None:
@@ -229,8 +232,8 @@ def contention_warning(records: list[dict]) -> str | None:
     if cores is None or cores <= CONTENDED_CORES:
         return None
     runs = len(contended_runs({"records": records}))
-    return (f"warning: contended: other processes had {cores:.2f} cores on average during the timed windows "
-            f"(more than {CONTENDED_CORES:g}; {runs} of {len(records)} runs contended on their own): its figures are "
+    return (f"{CONTENDED}: other processes had {cores:.2f} cores on average during the timed windows "
+            f"(more than {CONTENDED_CORES:g}, {runs} of {len(records)} runs contended on their own): its figures are "
             "not the program's alone")
 
 

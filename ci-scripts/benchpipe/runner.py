@@ -517,6 +517,42 @@ def cross_check(jobs: list[Job]) -> None:
                         + ("" if majority is not None else " (no majority: either side may be wrong)"))
 
 
+def parity_check(jobs: list[Job]) -> None:
+    """Every Rust benchmark against the Go one it is paired with (catalogue `pairs`, the
+    same shared params and label): the runtime facts the scenario declares in `parity`
+    (SQLite version and compile options, threading mode, server and driver settings)
+    must be the same, else both are marked (a warning in their reason: the summary, the
+    site and compare show no plain ratio for the pair). Issue 39: on a fresh machine Go
+    linked SQLite 3.54.1 against Rust's 3.46.0 and the ratios said nothing of it."""
+    def facts(j: Job) -> dict:
+        rt = (j.records[0].get("runtime") or {}) if j.records else {}
+        return {f: rt.get(f) for f in j.spec.scenario.parity}
+
+    gos = [j for j in jobs if j.status == "ok" and j.key["lang"] == "go" and j.spec.scenario.parity]
+    for r in (j for j in jobs if j.status == "ok" and j.key["lang"] == "rust" and j.spec.scenario.parity):
+        sc = r.spec.scenario
+        shared = sc.shared_params(r.key["params"])
+        for g in gos:
+            if (g.key["scenario"], g.key["variant"], g.key.get("label"), g.key["params"]) != \
+                    (sc.name, sc.go_counterpart(r.key["variant"]), r.key.get("label"), shared):
+                continue
+            theirs, mine = facts(g), facts(r)
+            differ = [f for f in sc.parity if theirs[f] != mine[f]]
+            if not differ:
+                continue
+            what = "; ".join(f"{f}: go {_short(theirs[f])}, rust {_short(mine[f])}" for f in differ)
+            for j, other in ((r, g), (g, r)):
+                w = f"{measures.PARITY_BROKEN}: {j.key['lang']} against {other.key['build']} {other.key['variant']}: {what}"
+                if w not in j.warnings:
+                    j.warnings.append(w[:480])
+
+
+def _short(value) -> str:
+    if isinstance(value, list):
+        return f"{len(value)} options"
+    return str(value)[:60]
+
+
 def skip(job: Job, reason: str) -> None:
     job.status, job.reason = "skipped", reason
 

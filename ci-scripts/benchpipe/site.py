@@ -102,12 +102,15 @@ def overview(model: trends.Model, cat) -> list[dict]:
                     rm = latest.get(("rust-mimalloc", rv, other, size))
                     if not (go or rs or rm):
                         continue
+                    broken = [e for e in (rs, rm) if e and measures.PARITY_BROKEN in e.get("warning", "")]
                     rows.append({"size": size, "other": other, "go_variant": gv, "rust_variant": rv,
                                  "go": go, "rs": rs, "rm": rm,
+                                 # not the same setup on both sides: no ratio, and the reason
+                                 "parity": broken[0]["warning"] if broken else "",
                                  # each side's summary of each metric (None: not measured)
                                  "cells": {side: {m.name: m.summary_of(e) if e else None for m in shown}
                                            for side, e in (("rs", rs), ("rm", rm), ("go", go))},
-                                 "diff": {m.name: _ratio(m, rs, go) for m in shown}})
+                                 "diff": {m.name: None if broken else _ratio(m, rs, go) for m in shown}})
             commits = sorted({(e["date"], e["commit"]) for e in latest.values()}, reverse=True)
             tables.append({"os": os_, "rows": rows, "glance": glance(rows), "go_tc": model.headline.get((os_, "go")),
                            "rust_tc": model.headline.get((os_, "rust")),
@@ -137,7 +140,8 @@ def glance(rows: list[dict]) -> list[dict]:
     for build, side in (("rust-system", "rs"), ("rust-mimalloc", "rm")):
         item = {"build": build}
         for metric in charted():
-            rs = [(metric.summary_of(r[side]), metric.summary_of(r["go"])) for r in rows if r.get(side) and r.get("go")]
+            rs = [(metric.summary_of(r[side]), metric.summary_of(r["go"])) for r in rows
+                  if r.get(side) and r.get("go") and not r.get("parity")]
             rs = [(a, b) for a, b in rs if a and b and a["median"] > 0 and b["median"] > 0]
             if not rs:
                 continue

@@ -49,7 +49,7 @@ def test_a_contended_benchmark_is_warned_about_and_an_idle_one_is_not():
     busy = _contended(bench(key()), 1.0)
     idle = _contended(bench(key()), 0.05)
     warning = measures.contention_warning(busy["records"])
-    assert warning.startswith(compare.CONTENDED) and "1.00 cores" in warning and "10 of 10 runs" in warning
+    assert warning.startswith(measures.CONTENDED) and "1.00 cores" in warning and "10 of 10 runs" in warning
     assert measures.contention_warning(idle["records"]) is None
     assert measures.contention_warning(bench(key())["records"]) is None   # no machine figures: nothing said
 
@@ -116,10 +116,10 @@ def test_a_run_beside_a_busy_core_is_recorded_warned_and_left_out(programs, buil
         assert cores is not None
         if want:
             assert cores > 0.6, cores     # about one core of busy loop
-            assert compare.CONTENDED in b.get("reason", ""), b.get("reason")
-            assert compare.CONTENDED in (tmp_path / name / "summary.md").read_text()
+            assert measures.CONTENDED in b.get("reason", ""), b.get("reason")
+            assert measures.CONTENDED in (tmp_path / name / "summary.md").read_text()
         else:
-            assert cores < measures.CONTENDED_CORES and compare.CONTENDED not in b.get("reason", ""), (cores, b)
+            assert cores < measures.CONTENDED_CORES and measures.CONTENDED not in b.get("reason", ""), (cores, b)
     # compare (two files, unpaired) leaves the busy run's contended runs out and says so
     out = tmp_path / "compare.md"
     res = run_bench("compare", tmp_path / "idle" / "results.json", tmp_path / "busy" / "results.json",

@@ -116,12 +116,16 @@ def test_summary_shows_the_window_cpu_wall_and_scenario_figures():
 def test_summary_parallel_efficiency_and_p99():
     p1 = {"tasks": 16, "items": 1000000, "threads": 1}
     p2 = {**p1, "threads": 2}
-    doc = _doc([_bench("cpu", "goroutines", "go", p1, 0.080, 0.09, p99=80000.0),
-                _bench("cpu", "goroutines", "go", p2, 0.050, 0.06, p99=50000.0)])
+    doc = _doc([_bench("cpu", "goroutines", "go", p1, 0.400, 0.41, p99=80000.0),
+                _bench("cpu", "goroutines", "go", p2, 0.250, 0.26, p99=50000.0)])
     rows = {r.key["params"]["threads"]: r for r in summary.rows(doc)}
-    assert rows[2].metric == "efficiency 0.80"          # 0.080 / (0.050 * 2)
+    assert rows[2].metric == "efficiency 0.80"          # 0.400 / (0.250 * 2)
     assert rows[2].p99 == pytest.approx(50000.0)
     assert "50.0 ms" in summary.markdown_text(doc)
+    # issue 39: at a one-thread window of 80 ms the figure would mostly be start-up: not shown
+    short = _doc([_bench("cpu", "goroutines", "go", p1, 0.080, 0.09), _bench("cpu", "goroutines", "go", p2, 0.050, 0.06)])
+    rows = {r.key["params"]["threads"]: r for r in summary.rows(short)}
+    assert rows[2].metric == "efficiency not shown: 1-thread window 80.4 ms, too short to mean it"
 
 
 def test_rate_warning_below_95_percent_of_the_offered_rate():

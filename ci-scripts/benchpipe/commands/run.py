@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from benchpipe import ROOT, catalogue, envinfo, fsutil, hyperfine, metrics, results, runner, scaling, services, terminal, toolchains, tools
+from benchpipe import ROOT, catalogue, envinfo, fsutil, hyperfine, measures, metrics, results, runner, scaling, services, terminal, toolchains, tools
 from benchpipe.commands.catalogue import add_filter_arguments, select
 from benchpipe.errors import BenchError, UsageError
 from benchpipe.export import benchmark_action as action
@@ -309,9 +309,12 @@ def _run_jobs(jobs, preset, runs, timeout_s, hf_path, seq=None, repeats=None) ->
                 for j in group:
                     rep.end(j.name, j.status, j.reason if j.status != "ok" else _detail(j))
         runner.cross_check(jobs)
+        runner.parity_check(jobs)
         for j in jobs:
             if j.status == "failed" and j.reason.startswith("checksum mismatch"):
                 rep.note(f"failed  {j.name}: {j.reason}")
+            elif j.status == "ok" and j.key["lang"] == "rust" and any(measures.PARITY_BROKEN in w for w in j.warnings):
+                rep.note(f"parity  {j.name}: " + next(w for w in j.warnings if measures.PARITY_BROKEN in w))
     return 0
 
 

@@ -21,7 +21,6 @@ import numpy as np
 from rich.text import Text
 
 from benchpipe import catalogue, measures, stats, units
-from benchpipe.compare import CONTENDED
 from benchpipe.report import md
 
 MiB = 1024 * 1024
@@ -107,6 +106,8 @@ def rows(doc: dict, cat=None) -> list[Row]:
         shared = sc.shared_params(r.key["params"]) if sc else r.key["params"]
         refs = [g for g in out if g.lang == "go" and g.scenario == r.scenario and g.key["params"] == shared
                 and g.label == r.label and g.variant == r.pair and g.time_med is not None]
+        if measures.PARITY_BROKEN in r.reason:
+            continue   # not the same setup on both sides: no ratio (the status says why)
         if refs:
             ref = refs[0]
             r.time_ratio = r.time_med / ref.time_med if ref.time_med else None
@@ -156,6 +157,8 @@ def _cells(r: Row) -> list[str]:
     side = " ".join(x for x in (r.toolchain, r.label) if x)
     lat = units.MISSING if r.p99 is None else f"{fmt_us(r.p50)} / {fmt_us(r.p99)}"
     ratio = fmt_ratio(r.time_ratio) + (f" ({r.pair})" if r.pair and r.time_ratio is not None else "")
+    if r.lang != "go" and measures.PARITY_BROKEN in r.reason:
+        ratio = "no ratio: parity broken"
     return [r.params, r.variant, r.build, side, fmt_time(r.time_med), spread, fmt_time(r.cpu_med),
             fmt_time(r.wall_med), lat, fmt_mem(r.mem_med), r.metric, ratio, fmt_ratio(r.mem_ratio),
             str(r.n) + (f" x {r.windows}" if r.windows > 1 else ""), _status_cell(r)]
@@ -253,13 +256,16 @@ def _terminal(doc: dict, width: int, details: str) -> list[tuple[str, str | None
             head = f"  {_fit(name, name_w):<{name_w}}  {_fit(ps, param_w):<{param_w}}"
             if r.status != "ok":
                 tail = f"{r.status}: {' '.join(r.reason.split())}"
+            elif r.lang != "go" and measures.PARITY_BROKEN in r.reason:
+                tail = (f"window {fmt_time(r.time_med):>9}   memory {fmt_mem(r.mem_med):>10}   no ratio: parity "
+                        "broken (" + r.reason.split(measures.PARITY_BROKEN + ": ", 1)[1].split(";")[0] + ")")
             elif r.lang == "go" or r.time_ratio is None:
                 tail = f"window {fmt_time(r.time_med):>9}   memory {fmt_mem(r.mem_med):>10}"
             else:
                 tail = (f"window {_ratio_text(r.time_ratio, r.time_ci):<19} memory "
                         f"{_ratio_text(r.mem_ratio, r.mem_ci):<19}" + (f" vs go {r.pair}" if r.pair != r.variant else ""))
             if r.status == "ok" and r.reason:
-                tail += " (ran beside other work)" if CONTENDED in r.reason else " (warning)"
+                tail += " (ran beside other work)" if measures.CONTENDED in r.reason else " (warning)"
             out.append((_fit(f"{head}  {tail}".rstrip(), width), _STYLE.get(r.status)))
     out.append((_fit("CPU time in the window, process wall, latencies and the scenarios' own figures: "
                      + (details or "summary.md") + " and the site", width), None))
