@@ -94,6 +94,35 @@ def memory_source(bench: dict) -> str | None:
     return "hyperfine" if any(bench["samples"]["peak_rss_bytes"]) else None
 
 
+def own_memory_bytes(bench: dict) -> list[float]:
+    """Per run, the scenario's own memory: the peak resident set less the program's at
+    start (its baseline: the binary, the runtime, the libraries it loads). At small
+    sizes the peak is mostly the program (rsbench starts at ~3.5 MB, gobench at ~3 MB):
+    a ratio of peaks then compares the binaries, this one the scenarios."""
+    return _finite(r["peak_rss_bytes"] - r["baseline_rss_bytes"] for r in bench.get("records", ())
+                   if r.get("peak_rss_bytes") and r.get("baseline_rss_bytes"))
+
+
+def own_memory_of(entry: dict) -> float | None:
+    """A history entry's own memory: its median peak less its median baseline."""
+    base = (entry.get("metrics") or {}).get("baseline_rss_bytes")
+    peak = (entry.get("memory_bytes") or {}).get("median")
+    return max(0.0, peak - base) if base and peak else None
+
+
+def allocators(doc: dict) -> dict[str, str]:
+    """build -> its allocator as the records name it, with the version where one is
+    recorded ("mimalloc 3.3.2": its major version changes its footprint, 3.x holding
+    several times 2.x's memory at 4,000 hashmap tasks)."""
+    out = {}
+    for b in doc.get("benchmarks", ()):
+        rt = ((b.get("records") or [{}])[0]).get("runtime") or {}
+        if rt.get("allocator") and b["key"]["build"] not in out:
+            version = rt.get("mimalloc_version")
+            out[b["key"]["build"]] = f"{rt['allocator']} {version}" if version else str(rt["allocator"])
+    return out
+
+
 def baseline_bytes(bench: dict) -> float | None:
     xs = _finite(r.get("baseline_rss_bytes") for r in bench.get("records", ()))
     return statistics.median(xs) if xs else None

@@ -112,7 +112,11 @@ def overview(model: trends.Model, cat) -> list[dict]:
                                            for side, e in (("rs", rs), ("rm", rm), ("go", go))},
                                  "diff": {m.name: None if broken else _ratio(m, rs, go) for m in shown}})
             commits = sorted({(e["date"], e["commit"]) for e in latest.values()}, reverse=True)
+            # mimalloc's version beside its build: its major version changes its footprint
+            mimalloc = sorted({f"mimalloc {e['settings']['mimalloc_version']}" for e in latest.values()
+                               if (e.get("settings") or {}).get("mimalloc_version")})
             tables.append({"os": os_, "rows": rows, "glance": glance(rows), "go_tc": model.headline.get((os_, "go")),
+                           "mimalloc": ", ".join(mimalloc),
                            "rust_tc": model.headline.get((os_, "rust")),
                            "date": commits[0][0] if commits else "", "commit": commits[0][1] if commits else ""})
         out.append({"name": sc_name, "title": sc.title if sc else sc_name, "size_param": size_param,
@@ -173,6 +177,7 @@ def scenario_data(model: trends.Model, sc_name: str, size_param: str) -> dict:
                        for m in METRICS.values()},
             "wall": e["time_s"]["median"],
             "p50": (e.get("latency_us") or {}).get("p50"), "p99": (e.get("latency_us") or {}).get("p99"),
+            "own": measures.own_memory_of(e),
             "figure": measures.figure_text(e.get("metrics") or {}),
             "warning": e.get("warning", ""),
             "settings": measures.settings_text(e.get("settings") or {}),

@@ -73,7 +73,7 @@ def test_the_terminal_summary_says_a_run_shared_the_machine():
     b = _contended(bench(key()), 1.0)
     b["reason"] = measures.contention_warning(b["records"])
     lines = summary.terminal_lines(doc([b]))
-    assert any("ran beside other work" in ln for ln in lines)
+    assert any("⚠ busy" in ln for ln in lines)
     assert "warning: contended" in summary.markdown_text(doc([b]))
 
 

@@ -120,6 +120,7 @@
         tr.appendChild(el("td", fmtValue(v ? v[0] : null, m.unit), "num"));
         if (m.interval) tr.appendChild(el("td", v ? fmtValue(v[1], m.unit) + " \u2013 " + fmtValue(v[2], m.unit) : "\u2013", "num"));
       });
+      tr.appendChild(el("td", fmtValue(r.own, "bytes"), "num"));
       tr.appendChild(el("td", fmtTime(r.wall), "num"));
       tr.appendChild(el("td", r.p99 == null ? "\u2013" : fmtTime(r.p50 / 1e6) + " / " + fmtTime(r.p99 / 1e6), "num"));
       var fig = el("td", r.figure || "\u2013");

@@ -64,9 +64,11 @@ class Row:
     p50: float | None = None           # sojourn, µs
     p99: float | None = None
     mem_med: float | None = None
+    own_med: float | None = None       # peak less the program's baseline (measures.own_memory_bytes)
     metric: str = units.MISSING                  # the scenario's own figure, formatted
     time_ratio: float | None = None
     mem_ratio: float | None = None
+    own_ratio: float | None = None
     time_ci: tuple[float, float] | None = None   # 95 % interval of time_ratio (bootstrap)
     mem_ci: tuple[float, float] | None = None
     pair: str = ""                     # the Go variant it is set against
@@ -92,6 +94,8 @@ def rows(doc: dict, cat=None) -> list[Row]:
             r.cpu_med = statistics.median(cpu) if cpu else None
             r.wall_med = statistics.median(wall) if wall else None
             r.mem_med = statistics.median(mem) if mem else None
+            own = measures.own_memory_bytes(b)
+            r.own_med = statistics.median(own) if own else None
             lat = measures.latency_us(b)
             r.p50, r.p99 = lat.get("p50"), lat.get("p99")
             r.metric = measures.figure_text(measures.scenario_metrics(b)) or units.MISSING
@@ -114,6 +118,7 @@ def rows(doc: dict, cat=None) -> list[Row]:
             r.mem_ratio = r.mem_med / ref.mem_med if (ref.mem_med and r.mem_med is not None) else None
             r.time_ci = _interval(ref.window, r.window, r.time_ratio)
             r.mem_ci = _interval(ref.memory, r.memory, r.mem_ratio)
+            r.own_ratio = r.own_med / ref.own_med if (ref.own_med and r.own_med is not None) else None
     return out
 
 
@@ -160,15 +165,17 @@ def _cells(r: Row) -> list[str]:
     if r.lang != "go" and measures.PARITY_BROKEN in r.reason:
         ratio = "no ratio: parity broken"
     return [r.params, r.variant, r.build, side, fmt_time(r.time_med), spread, fmt_time(r.cpu_med),
-            fmt_time(r.wall_med), lat, fmt_mem(r.mem_med), r.metric, ratio, fmt_ratio(r.mem_ratio),
+            fmt_time(r.wall_med), lat, fmt_mem(r.mem_med), fmt_mem(r.own_med), r.metric, ratio,
+            fmt_ratio(r.mem_ratio), fmt_ratio(r.own_ratio),
             str(r.n) + (f" x {r.windows}" if r.windows > 1 else ""), _status_cell(r)]
 
 
 REPEATED = (" Runs N x K: K windows in each of N processes, a run's window the median of its windows after the "
             "first (its process wall is all K).")
 HEADER = ["params", "variant", "build", "toolchain", "window (median)", "IQR", "CPU in window", "process wall",
-          "sojourn p50 / p99", "peak memory", "scenario figure", "window / Go", "memory / Go", "runs", "status"]
-ALIGN = "llllrrrrrrrrrrl"
+          "sojourn p50 / p99", "peak memory", "own memory", "scenario figure", "window / Go", "peak memory / Go",
+          "own memory / Go", "runs", "status"]
+ALIGN = "llllrrrrrrrrrrrrl"
 
 
 def markdown_text(doc: dict) -> str:
@@ -181,13 +188,17 @@ def markdown_text(doc: dict) -> str:
              f"{e(env['os'])} {e(env['arch'])}, {e(env['cpu_model'])}, {env['cores']} cores, "
              f"{env['memory_bytes'] / 2**30:.1f} GiB; commit {e(env['commit'][:12])} ({e(env['branch'])}); "
              f"{e(env['hyperfine'])}; toolchains: "
-             + ", ".join(f"{e(k)} ({e(v)})" for k, v in sorted(env["toolchains"].items())),
+             + ", ".join(f"{e(k)} ({e(v)})" for k, v in sorted(env["toolchains"].items()))
+             + "".join(f"; {e(b)}: **{e(a)}**" for b, a in sorted(measures.allocators(doc).items())
+                       if a.startswith("mimalloc")),
              "",
              f"{len(rs)} benchmarks: {len(rs) - failed - skipped} ok, {failed} failed, {skipped} skipped. "
              "Window: the program's own timed window per run (setup and start-up excluded; median and "
              "interquartile range), with the CPU time spent inside it; process wall: the whole run as hyperfine "
              "measured it; sojourn: task latency from scheduled arrival to completion (median over runs); "
-             "memory: peak RSS of the program." + REPEATED * any(r.windows > 1 for r in rs)
+             "peak memory: the program's peak RSS; own memory: that peak less the program's RSS at start (the "
+             "binary, runtime and libraries), what the scenario itself held: at small sizes the peak ratio compares "
+             "the two programs more than the scenarios." + REPEATED * any(r.windows > 1 for r in rs)
              + " Ratios set each Rust variant against the Go variant the catalogue pairs it with (in brackets) at "
              "the same params; below 1 = less than Go.", ""]
     warned = [r for r in rs if r.status == "ok" and r.reason]
@@ -239,10 +250,15 @@ def _terminal(doc: dict, width: int, details: str) -> list[tuple[str, str | None
     rs = rows(doc)
     sides = {(r.lang, r.toolchain) for r in rs}
     many_toolchains = len(sides) > len({lang for lang, _ in sides})
-    out = [(_fit(f"Go against Rust, preset {doc['env']['preset']}: Go's timed window and peak memory; each Rust "
-                 "benchmark's", width), None),
-           (_fit("as a ratio to the Go variant paired with it (the same name, else `vs go ...`), below 1: less "
-                 "than Go, [95 % interval]", width), None)]
+    out = [(_fit(f"Go against Rust, preset {doc['env']['preset']}: Go's timed window, peak memory and own memory "
+                 "(the peak less the program's", width), None),
+           (_fit("at start); each Rust benchmark's as ratios to the Go variant paired with it (the same name, else "
+                 "`vs go ...`),", width), None),
+           (_fit("below 1: less than Go, [95 % interval]; ⚠: a warning in summary.md (busy: other work ran in its "
+                 "windows)", width), None)]
+    mi = [f"{b}: {a}" for b, a in sorted(measures.allocators(doc).items()) if a.startswith("mimalloc")]
+    if mi:
+        out.append((_fit("allocators: " + ", ".join(mi), width), None))
     for scenario in dict.fromkeys(r.scenario for r in rs):
         mine = [r for r in rs if r.scenario == scenario]
         varying = _varying(mine)
@@ -260,12 +276,12 @@ def _terminal(doc: dict, width: int, details: str) -> list[tuple[str, str | None
                 tail = (f"window {fmt_time(r.time_med):>9}   memory {fmt_mem(r.mem_med):>10}   no ratio: parity "
                         "broken (" + r.reason.split(measures.PARITY_BROKEN + ": ", 1)[1].split(";")[0] + ")")
             elif r.lang == "go" or r.time_ratio is None:
-                tail = f"window {fmt_time(r.time_med):>9}   memory {fmt_mem(r.mem_med):>10}"
+                tail = f"window {fmt_time(r.time_med):>8}  peak {fmt_mem(r.mem_med):>9}  own {fmt_mem(r.own_med):>9}"
             else:
-                tail = (f"window {_ratio_text(r.time_ratio, r.time_ci):<19} memory "
-                        f"{_ratio_text(r.mem_ratio, r.mem_ci):<19}" + (f" vs go {r.pair}" if r.pair != r.variant else ""))
+                tail = (f"window {_ratio_text(r.time_ratio, r.time_ci):<19} peak {fmt_ratio(r.mem_ratio):<6} "
+                        f"own {fmt_ratio(r.own_ratio):<6}" + (f" vs go {r.pair}" if r.pair != r.variant else ""))
             if r.status == "ok" and r.reason:
-                tail += " (ran beside other work)" if measures.CONTENDED in r.reason else " (warning)"
+                tail += " ⚠ busy" if measures.CONTENDED in r.reason else " ⚠ warning"
             out.append((_fit(f"{head}  {tail}".rstrip(), width), _STYLE.get(r.status)))
     out.append((_fit("CPU time in the window, process wall, latencies and the scenarios' own figures: "
                      + (details or "summary.md") + " and the site", width), None))
