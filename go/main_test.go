@@ -140,6 +140,18 @@ func validateRecord(t *testing.T, line string) map[string]any {
 	}
 	allowed["repeat"] = true  // only a run with --repeat K > 1 has it (TestRepeat)
 	allowed["stretch"] = true // only a run with --stretch F > 1 has it (TestStretch)
+	// Only where /proc/stat can be read (Linux): the whole machine's busy time in the window.
+	allowed["window_machine"] = true
+	if _, ok := rec["window_machine"]; ok {
+		wm := obj(rec, "window_machine")
+		num(wm, "busy_s", false)
+		num(wm, "steal_s", false)
+		if num(wm, "cpus", true) < 1 {
+			fail("window_machine.cpus < 1")
+		}
+	} else if runtime.GOOS == "linux" {
+		fail("a Linux record has window_machine")
+	}
 	for k := range rec {
 		if !allowed[k] {
 			fail("unexpected field %s", k)

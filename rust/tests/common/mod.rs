@@ -116,12 +116,33 @@ pub fn check_shape(r: &Value, bin: &str) {
     let mut keys: Vec<&str> = obj
         .keys()
         .map(String::as_str)
-        .filter(|k| *k != "repeat" && *k != "stretch")
+        .filter(|k| *k != "repeat" && *k != "stretch" && *k != "window_machine")
         .collect();
     keys.sort_unstable();
     let mut required = REQUIRED.to_vec();
     required.sort_unstable();
     assert_eq!(keys, required, "record fields");
+
+    // `window_machine` only where /proc/stat can be read (Linux)
+    if let Some(m) = obj.get("window_machine") {
+        assert!(
+            m["busy_s"].as_f64().is_some_and(|v| v >= 0.0),
+            "window_machine.busy_s {m}"
+        );
+        assert!(
+            m["steal_s"].as_f64().is_some_and(|v| v >= 0.0),
+            "window_machine.steal_s {m}"
+        );
+        assert!(
+            m["cpus"].as_u64().is_some_and(|v| v >= 1),
+            "window_machine.cpus {m}"
+        );
+    } else {
+        assert!(
+            !cfg!(target_os = "linux"),
+            "a Linux record has window_machine"
+        );
+    }
 
     let program = program_name(bin);
     assert_eq!(r["schema"], "gorust-bench.record/1");
