@@ -255,6 +255,10 @@ def _parse(raw: dict, path: Path) -> Catalogue:
                     split if b.get("split", {}).get("program") else ())
         for name, b in raw["builds"].items()
     }
+    for b in builds.values():
+        # both go into the site's style sheet and the charts: a name and a colour, nothing else
+        if not re.fullmatch(r"[a-z][a-z0-9-]*", b.name) or not re.fullmatch(r"#[0-9a-fA-F]{6}", b.colour):
+            raise ValueError(f"build {b.name!r}: a name of lower-case letters, digits and dashes, and a colour #rrggbb")
     for name, b in raw["builds"].items():
         sp = b.get("split", {})
         if set(sp) - {"program", "tags"} or (sp and (not sp.get("program") or sp["program"] == b["program"])):

@@ -67,6 +67,11 @@ def overview(model: trends.Model, cat) -> list[dict]:
     timed window, peak memory). Latest results, the headline toolchain per language, Go
     variants paired with their Rust counterparts."""
     shown = charted()
+    # The catalogue's builds: each Rust build a column group beside the Go one, in
+    # catalogue order; Diff and p99 set the first Rust build against Go.
+    go_build = next((b for b in cat.builds.values() if b.lang == "go"), None)
+    rust_builds = [b.name for b in cat.builds.values() if b.lang == "rust"]
+    go_name = go_build.name if go_build else "go"
     out = []
     for sc_name in [s for s in cat.scenarios if s in model.scenarios] + sorted(set(model.scenarios) - set(cat.scenarios)):
         sc = cat.scenarios.get(sc_name)
@@ -97,30 +102,31 @@ def overview(model: trends.Model, cat) -> list[dict]:
                                         if b == "go" and v == gv and (o, s) not in covered},
                                 key=lambda x: (x[0], x[1] if isinstance(x[1], (int, float)) else 0))
                 for other, size in combos:
-                    go = latest.get(("go", gv, go_other.get(other, other), size))
-                    rs = latest.get(("rust-system", rv, other, size))
-                    rm = latest.get(("rust-mimalloc", rv, other, size))
-                    if not (go or rs or rm):
+                    go = latest.get((go_name, gv, go_other.get(other, other), size))
+                    rust = {b: latest.get((b, rv, other, size)) for b in rust_builds}
+                    if not (go or any(rust.values())):
                         continue
-                    broken = [e for e in (rs, rm) if e and measures.PARITY_BROKEN in e.get("warning", "")]
+                    first = rust[rust_builds[0]] if rust_builds else None
+                    broken = [e for e in rust.values() if e and measures.PARITY_BROKEN in e.get("warning", "")]
                     rows.append({"size": size, "other": other, "go_variant": gv, "rust_variant": rv,
-                                 "go": go, "rs": rs, "rm": rm,
+                                 "go": go, "rust": rust, "first_rust": first,
                                  # not the same setup on both sides: no ratio, and the reason
                                  "parity": broken[0]["warning"] if broken else "",
-                                 # each side's summary of each metric (None: not measured)
-                                 "cells": {side: {m.name: m.summary_of(e) if e else None for m in shown}
-                                           for side, e in (("rs", rs), ("rm", rm), ("go", go))},
-                                 "diff": {m.name: None if broken else _ratio(m, rs, go) for m in shown}})
+                                 # each build's summary of each metric (None: not measured)
+                                 "cells": {b: {m.name: m.summary_of(e) if e else None for m in shown}
+                                           for b, e in (*rust.items(), (go_name, go))},
+                                 "diff": {m.name: None if broken else _ratio(m, first, go) for m in shown}})
             commits = sorted({(e["date"], e["commit"]) for e in latest.values()}, reverse=True)
             # mimalloc's version beside its build: its major version changes its footprint
             mimalloc = sorted({f"mimalloc {e['settings']['mimalloc_version']}" for e in latest.values()
                                if (e.get("settings") or {}).get("mimalloc_version")})
-            tables.append({"os": os_, "rows": rows, "glance": glance(rows), "go_tc": model.headline.get((os_, "go")),
+            tables.append({"os": os_, "rows": rows, "glance": glance(rows, rust_builds),
+                           "go_tc": model.headline.get((os_, "go")),
                            "mimalloc": ", ".join(mimalloc),
                            "rust_tc": model.headline.get((os_, "rust")),
                            "date": commits[0][0] if commits else "", "commit": commits[0][1] if commits else ""})
         out.append({"name": sc_name, "title": sc.title if sc else sc_name, "size_param": size_param,
-                    "tables": tables, "oses": sorted(info["oses"])})
+                    "tables": tables, "oses": sorted(info["oses"]), "rust_builds": rust_builds, "go_build": go_name})
     return out
 
 
@@ -135,17 +141,17 @@ def _apart(a: dict, b: dict) -> bool:
     return a["ci_high"] < b["ci_low"] or b["ci_high"] < a["ci_low"]
 
 
-def glance(rows: list[dict]) -> list[dict]:
+def glance(rows: list[dict], rust_builds: list[str]) -> list[dict]:
     """The overview's first answer, per Rust build: over the paired rows, the geometric
     mean of Rust's figure relative to Go's for each charted metric (time, memory), the
     lowest and highest ratio, and in how many rows the two 95% intervals are apart (the
     difference is clear)."""
     out = []
-    for build, side in (("rust-system", "rs"), ("rust-mimalloc", "rm")):
+    for build in rust_builds:
         item = {"build": build}
         for metric in charted():
-            rs = [(metric.summary_of(r[side]), metric.summary_of(r["go"])) for r in rows
-                  if r.get(side) and r.get("go") and not r.get("parity")]
+            rs = [(metric.summary_of(r["rust"][build]), metric.summary_of(r["go"])) for r in rows
+                  if r["rust"].get(build) and r.get("go") and not r.get("parity")]
             rs = [(a, b) for a, b in rs if a and b and a["median"] > 0 and b["median"] > 0]
             if not rs:
                 continue
@@ -259,7 +265,7 @@ def _render(out, history_dir, rep, t0, detect, jobs, cp_options, site_url, repo_
     thumbs = {name.split("/")[0]: name for name in rep.charts["bars"] if (out / "charts" / f"{name}.png").exists()}
     nav = [{"name": s["name"], "title": s["title"]} for s in scen_overview]
     # the templates loop over the compared metrics (benchpipe.metrics): every page gets them
-    common = {"metrics": METRICS, "headline": HEADLINE, "overview_metrics": charted(),
+    common = {"metrics": METRICS, "headline": HEADLINE, "overview_metrics": charted(), "builds": cat.builds,
               "generated": generated, "site_url": site_url.rstrip("/"), "repo_url": repo_url.rstrip("/"),
               "nav": nav, "runs": len(hist.runs), "latest_run": max(hist.runs.values(), key=lambda r: r["date"], default=None)}
 
@@ -268,8 +274,7 @@ def _render(out, history_dir, rep, t0, detect, jobs, cp_options, site_url, repo_
     tmp_data.mkdir(parents=True)
     pages = {}
     pages["index.html"] = env.get_template("index.html.j2").render(
-        page="index", scenarios=scen_overview, charts=chart_set, png_os=png_os, thumbs=thumbs, builds=cat.builds,
-        **common)
+        page="index", scenarios=scen_overview, charts=chart_set, png_os=png_os, thumbs=thumbs, **common)
     for s in scen_overview:
         data = scenario_data(model, s["name"], s["size_param"])
         atomic_write_text(tmp_data / f"{s['name']}.js",
@@ -294,7 +299,7 @@ def _render(out, history_dir, rep, t0, detect, jobs, cp_options, site_url, repo_
         version_charts={o: [c for c in rep.charts["versions"] if c.startswith(f"versions/{o}-")] for o in by_os},
         **common)
     pages["about.html"] = env.get_template("about.html.j2").render(
-        page="about", presets=cat.presets, builds=cat.builds, catalogue=cat, machines=machines(model), cp_options=cp_options or {},
+        page="about", presets=cat.presets, catalogue=cat, machines=machines(model), cp_options=cp_options or {},
         toolchains=sorted({(r["os"], tc, v) for r in hist.runs.values() for tc, v in r["toolchains"].items()}), **common)
     swap_dir(tmp_data, out / "data")
 

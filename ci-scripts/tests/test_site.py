@@ -89,7 +89,7 @@ def test_everything_is_escaped(built):
 def test_overview_tables_like_the_seed(built):
     tmp, _ = built
     html = (tmp / "site/index.html").read_text()
-    for word in ("Rust", "Go", "Diff (Rust vs Go)", "Rust mimalloc", "linux", "windows", "Many sleeping coroutines"):
+    for word in ("Rust", "Go", "Diff (Rust vs Go)", "Rust (mimalloc)", "linux", "windows", "Many sleeping coroutines"):
         assert word in html
     assert re.search(r'class="num diff[^"]*">[+-]\d+\.\d%<', html)
     assert "Go go1.26.8, Rust rust1.95.0" in html  # headline toolchains: the newest releases
@@ -173,13 +173,24 @@ def test_glance_answers_which_is_faster_by_how_much_and_how_sure():
     def e(median, lo, hi):
         st = {"median": median, "ci_low": lo, "ci_high": hi}
         return {"window_s": st, "time_s": st, "memory_bytes": st}
-    rows = [{"go": e(1.0, 0.95, 1.05), "rs": e(0.5, 0.48, 0.52), "rm": None},      # clearly apart
-            {"go": e(1.0, 0.95, 1.05), "rs": e(2.0, 0.5, 3.0), "rm": e(1.0, 0.9, 1.1)},  # overlapping
-            {"go": None, "rs": e(9.0, 8.0, 10.0), "rm": None}]                      # no Go counterpart
-    (rs, rm) = site.glance(rows)
+    def row(go, rs, rm):
+        return {"go": go, "rust": {"rust-system": rs, "rust-mimalloc": rm}}
+    rows = [row(e(1.0, 0.95, 1.05), e(0.5, 0.48, 0.52), None),            # clearly apart
+            row(e(1.0, 0.95, 1.05), e(2.0, 0.5, 3.0), e(1.0, 0.9, 1.1)),  # overlapping
+            row(None, e(9.0, 8.0, 10.0), None)]                            # no Go counterpart
+    (rs, rm) = site.glance(rows, ["rust-system", "rust-mimalloc"])
     assert rs["build"] == "rust-system" and rs["time"]["n"] == 2 and rs["time"]["apart"] == 1
     assert rs["time"]["geomean"] == pytest.approx(1.0) and (rs["time"]["low"], rs["time"]["high"]) == (0.5, 2.0)
     assert rm["build"] == "rust-mimalloc" and rm["memory"]["n"] == 1 and rm["memory"]["apart"] == 0
+
+
+def test_the_overview_has_a_column_group_per_catalogue_build(built, cat):
+    """The builds come from the catalogue (label and colour), not from the template."""
+    tmp, _ = built
+    index = (tmp / "site" / "index.html").read_text()
+    for b in cat.builds.values():
+        assert f'class="build-{b.name}">{b.label}</th>' in index, b.name
+        assert f"th.build-{b.name} {{ color: {b.colour}; }}" in index
 
 
 def test_overview_leads_with_the_glance(built):
