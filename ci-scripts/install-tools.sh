@@ -32,6 +32,8 @@ command -v npm >/dev/null 2>&1 || missing+=(npm)
 if [ "$(uname -s)" = Linux ]; then
   command -v wine >/dev/null 2>&1 || missing+=(wine wine64)
   command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1 || missing+=(gcc-mingw-w64-x86-64)
+  # Valgrind counts the timed window's instructions (benchpipe/instructions.py, test_valgrind_window.py)
+  command -v valgrind >/dev/null 2>&1 || missing+=(valgrind)
 fi
 if [ "${#missing[@]}" -gt 0 ]; then
   if command -v apt-get >/dev/null 2>&1; then

@@ -35,10 +35,12 @@ type windowTimes struct {
 
 // openWindow and close ignore a failure to read the CPU times: newRecord reads them
 // again and fails the run on the same error, as Rust's Usage does. The machine is read
-// just outside the window's clock.
+// just outside the window's clock. Under Callgrind (--instr-atstart=no) only the
+// instructions between the window's clock readings are counted (valgrind.go).
 func openWindow() window {
 	m := machineNow()
 	user, sys, _ := cpuTimes()
+	startInstrumentation()
 	return window{start: now(), user: user, sys: sys, machine: m}
 }
 
@@ -52,6 +54,7 @@ func (w window) close() windowTimes { return w.closeStretched(windowStretch) }
 
 func (w window) closeStretched(stretch float64) windowTimes {
 	elapsed := since(w.start)
+	stopInstrumentation() // before the stretch: it is not the scenario's work
 	if stretch > 1 {
 		w.holdOpen(elapsed, stretch)
 		elapsed = since(w.start)

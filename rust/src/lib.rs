@@ -21,6 +21,7 @@ pub mod runtime;
 pub mod scenarios;
 pub mod sql_common;
 pub mod sysinfo;
+pub mod valgrind;
 pub mod window;
 
 pub use build_info::Build;

@@ -4,6 +4,7 @@
 
 use crate::machine;
 use crate::sysinfo::cpu_times;
+use crate::valgrind;
 use serde::Serialize;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -57,10 +58,13 @@ pub struct WindowTimes {
 }
 
 impl Window {
-    /// The machine is read just outside the window's clock.
+    /// The machine is read just outside the window's clock. Under Callgrind
+    /// (`--instr-atstart=no`) only the instructions between the window's clock readings
+    /// are counted (valgrind.rs).
     pub fn open() -> Window {
         let machine = machine::now();
         let (cpu_user, cpu_sys) = cpu_times();
+        valgrind::start_instrumentation();
         Window {
             start: Instant::now(),
             cpu_user,
@@ -75,6 +79,7 @@ impl Window {
 
     fn close_stretched(&self, stretch: Option<f64>) -> WindowTimes {
         let mut elapsed = self.start.elapsed();
+        valgrind::stop_instrumentation(); // before the stretch: it is not the scenario's work
         if let Some(factor) = stretch {
             self.hold_open(elapsed, factor);
             elapsed = self.start.elapsed();
