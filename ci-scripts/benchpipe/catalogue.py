@@ -89,6 +89,8 @@ class Preset:
     # scenarios in versions_scenarios only (`bench run` without --ab-base)
     versions: dict = field(default_factory=dict)
     versions_scenarios: tuple[str, ...] = ()
+    # runs per benchmark of the instruction pass on Linux (benchpipe.instructions; 0: none)
+    instruction_runs: int = 0
 
 
 @dataclass(frozen=True)
@@ -113,6 +115,16 @@ class Build:
 
 
 @dataclass(frozen=True)
+class InstructionPass:
+    """How the scenario's instructions are counted (benchpipe.instructions): the sizes
+    of the pass (params over the benchmark's own) and, per language, why its counts are
+    known not to be deterministic (then measured and shown, never judged)."""
+    params: dict = field(default_factory=dict)
+    unsteady: dict = field(default_factory=dict)   # lang -> cause (with the measured CV)
+    env: dict = field(default_factory=dict)        # lang -> environment of the pass (a control, both sides alike)
+
+
+@dataclass(frozen=True)
 class Scenario:
     name: str
     title: str
@@ -129,6 +141,7 @@ class Scenario:
     split: bool = False  # runs in its build's split program, where the build has one
     service: str = ""    # the server it needs (benchpipe/services/<service>.py), or none
     parity: tuple[str, ...] = ()  # runtime facts both sides of a Go-against-Rust pair must share
+    instructions: InstructionPass = field(default_factory=InstructionPass)
 
     def allows(self, variant: str, params: dict) -> bool:
         """False where `only.<variant>` rules these params out."""
@@ -233,7 +246,7 @@ def _parse(raw: dict, path: Path) -> Catalogue:
         name: Preset(name, p["description"], int(p["runs"]), int(p["warmup"]), float(p["timeout_s"]),
                      float(p.get("sample_budget_s", 0.0)), float(p.get("repeat_s", 0.0)),
                      {lang: tuple(v) for lang, v in p.get("versions", {}).items() if lang != "scenarios"},
-                     tuple(p.get("versions", {}).get("scenarios", ())))
+                     tuple(p.get("versions", {}).get("scenarios", ())), int(p.get("instruction_runs", 0)))
         for name, p in raw["presets"].items()
     }
     for p in presets.values():
@@ -243,6 +256,8 @@ def _parse(raw: dict, path: Path) -> Catalogue:
                              "scenarios they run (scenarios = [...])")
     if any(not p.sample_budget_s >= 0 for p in presets.values()):
         raise ValueError("a preset's sample_budget_s must be a number >= 0")
+    if any(not 0 <= p.instruction_runs <= 100 for p in presets.values()):
+        raise ValueError("a preset's instruction_runs must be a whole number from 0 to 100")
     if any(not 0 <= p.repeat_s <= 10 for p in presets.values()):
         raise ValueError("a preset's repeat_s must be a number of seconds from 0 to 10")
     if tuple(presets) != PRESETS:
@@ -313,10 +328,19 @@ def _parse(raw: dict, path: Path) -> Catalogue:
                 if pname not in params or not isinstance(vals, list) or not vals:
                     raise ValueError(f"scenario {name}: only.{v}.{pname} must be a non-empty list of a parameter's values")
             only[v] = {k: tuple(x) for k, x in rules.items()}
+        ins = s.get("instructions", {})
+        langs = {b["lang"] for b in raw["builds"].values()}
+        if set(ins) - {"params", "unsteady", "env"} or set(ins.get("params", {})) - set(params) \
+                or set(ins.get("unsteady", {})) - langs or set(ins.get("env", {})) - langs:
+            raise ValueError(f"scenario {name}: instructions has params (the pass's sizes: parameters of the "
+                             "scenario), unsteady (language -> why its counts are not deterministic) and env "
+                             "(language -> environment variables of the pass)")
         scenarios[name] = Scenario(
             name, s["title"], tuple(s["seeds"]), bool(s["setup"]), s["size"],
             variants, params, grids, pairs, only,
             {k: float(v) for k, v in s.get("run_s", {}).items()}, scale,
             bool(s.get("split", False)), str(s.get("service", "")), tuple(s.get("parity", ())),
+            InstructionPass(dict(ins.get("params", {})), {k: str(v) for k, v in ins.get("unsteady", {}).items()},
+                            {k: {n: str(x) for n, x in v.items()} for k, v in ins.get("env", {}).items()}),
         )
     return Catalogue(presets, builds, scenarios, path)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from benchpipe import catalogue, measures, metrics, multitest, scaling, stats
+from benchpipe import catalogue, instructions, measures, metrics, multitest, scaling, stats
 from benchpipe.errors import UsageError
 from benchpipe.metrics import METRICS
 from benchpipe.results import family_id, format_params, is_ab, key_id
@@ -57,7 +57,9 @@ class Settings:
                     "two-sided; p-values multiplied by the looks that can flag (sampling until sure), then "
                     + ("corrected across every metric and benchmark of the report by Benjamini-Hochberg "
                        "(false discovery rate at alpha)" if self.correction == "bh"
-                       else "not corrected across metrics and benchmarks"),
+                       else "not corrected across metrics and benchmarks")
+                    + "; instruction counts (deterministic up to a small scatter): Welch's t test on the log counts "
+                      "(stats.compare_counts)",
             "interval": "paired: the Hodges-Lehmann estimate of the within-pair log ratios (median of their "
                         "Walsh averages) with the signed-rank test inverted (exact); unpaired: the ratio of "
                         f"medians with a percentile bootstrap interval, {stats.BOOTSTRAP_RESAMPLES} resamples",
@@ -315,18 +317,17 @@ def compare_bench(pid: str, base_name: str, head_name: str, b: dict | None, h: d
         xs, ys = metric.samples(b), metric.samples(h)
         if (not xs and not ys) or (metric.optional and not (xs and ys)):
             continue  # e.g. a platform without memory figures; a side without an optional metric
-        if paired and len(xs) == len(ys):
-            found[metric.name] = stats.compare_paired(xs, ys, alpha=settings.alpha / max(1, len(looks.spending)),
-                                                      threshold=settings.threshold_for(metric.name),
-                                                      confidence=settings.confidence, seed=settings.seed)
-        else:
-            found[metric.name] = stats.compare_samples(xs, ys, alpha=settings.alpha,
-                                                       threshold=settings.threshold_for(metric.name),
-                                                       confidence=settings.confidence, seed=settings.seed)
+        sequential = paired and len(xs) == len(ys) and metric.test == "rank"   # sampled until sure
+        found[metric.name] = metric.compare(xs, ys, paired=paired,
+                                            alpha=settings.alpha / max(1, len(looks.spending)) if sequential
+                                            else settings.alpha,
+                                            threshold=settings.threshold_for(metric.name),
+                                            confidence=settings.confidence, seed=settings.seed)
     busy = [side for side, bench in ((base_name, b), (head_name, h)) if measures.CONTENDED in str(bench.get("reason", ""))]
+    unsteady = next((w for w in (instructions.not_judged_why(x.get("instructions")) for x in (h, b)) if w), "")
     note = "; ".join(x for x in (
         f"{contended} contended {'pair' if paired else 'run'}{'s' * (contended != 1)} left out" if contended else "",
-        f"{' and '.join(busy)} ran beside other work" if busy else "") if x)
+        f"{' and '.join(busy)} ran beside other work" if busy else "", unsteady) if x)
     return BenchComparison(pid, key, base_name, head_name, _overall(found), found, note, contended)
 
 
@@ -345,7 +346,9 @@ def correct(comparisons: list, settings: Settings, looks: multitest.Looks = mult
     p-value is below alpha. tests: judge them as part of that many tests (calibrate)."""
     tested = [(c, m, mc) for c in comparisons for m, mc in c.metrics.items()
               if mc.p_value is not None and mc.verdict != stats.TOO_FEW]
-    raw = [min(1.0, mc.p_value * (looks.factor(mc.n_base) if mc.paired else 1.0)) for _, _, mc in tested]
+    # the looks of sampling until sure concern the timed runs (a count's test is made once)
+    raw = [min(1.0, mc.p_value * (looks.factor(mc.n_base) if mc.paired and METRICS[m].test == "rank" else 1.0))
+           for _, m, mc in tested]
     adjusted = multitest.adjust(raw, settings.correction, tests)
     m = max(len(tested), tests or 0)
     what = (f"{m} tests (Benjamini-Hochberg)" if settings.correction == "bh" else "no other tests")

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from benchpipe import measures, stats, units
+from benchpipe import instructions, measures, stats, units
 
 
 @dataclass(frozen=True)
@@ -42,6 +42,11 @@ class Metric:
     calibrate: str = "detect"
     changepoints: bool = True   # change points looked for in the history's series of its medians
     chart: bool = True          # drawn in the bar, size and trend charts; set Go against Rust on the overview
+    # the test of a comparison: "rank" (signed-rank paired, Mann-Whitney unpaired: times,
+    # memory) or "t" (Welch's t test on log counts: deterministic counts, stats.compare_counts)
+    test: str = "rank"
+    # one sentence on what it sees and what it cannot, where a report names the signals
+    sees: str = ""
 
     def summary_of(self, entry: dict) -> dict | None:
         """Its summary statistics in a history entry (None: not measured there)."""
@@ -56,13 +61,22 @@ class Metric:
     def text(self, value: float | None) -> str:
         return units.value(value, self.unit)
 
+    def compare(self, xs, ys, *, paired: bool, alpha: float, threshold: float, confidence: float = stats.CONFIDENCE,
+                seed: int = stats.SEED) -> stats.SampleComparison:
+        """Its samples of two sides compared by its test (paired: run i beside run i)."""
+        if self.test == "t":
+            return stats.compare_counts(xs, ys, alpha=alpha, threshold=threshold, confidence=confidence)
+        if paired and len(xs) == len(ys):
+            return stats.compare_paired(xs, ys, alpha=alpha, threshold=threshold, confidence=confidence, seed=seed)
+        return stats.compare_samples(xs, ys, alpha=alpha, threshold=threshold, confidence=confidence, seed=seed)
+
 
 METRICS: dict[str, Metric] = {m.name: m for m in (
     Metric("time", label="timed window", short="time", column="window",
            description="the program's own timed window (setup and start-up excluded)",
            reading="the program's own timed window (*time*: setup and start-up excluded)",
            unit="s", samples=measures.window_s, fields=("window_s", "time_s"),
-           threshold=stats.DEFAULT_THRESHOLD, setting="threshold"),
+           threshold=stats.DEFAULT_THRESHOLD, setting="threshold", sees=instructions.WALL_SEES),
     Metric("cpu", label="CPU time", short="CPU", column="CPU in window",
            description="CPU time (user + sys) inside the timed window",
            reading="the CPU time inside it (*cpu*, user + system, which other processes on a shared runner disturb "
@@ -76,6 +90,16 @@ METRICS: dict[str, Metric] = {m.name: m for m in (
            reading="peak memory",
            unit="bytes", samples=measures.memory_bytes, fields=("memory_bytes",),
            threshold=stats.DEFAULT_MEMORY_THRESHOLD, setting="memory_threshold", calibrate="false alarms"),
+    # Linux only, and only where the counts are deterministic (benchpipe.instructions).
+    # 0.3 %: above the 0.01-0.3 % a deterministic count scatters and the shifts code
+    # layout alone gives, below the 0.5 % the issue asks to see.
+    Metric("instructions", label="instructions", short="instructions", column="instructions",
+           description="instructions the timed window executes, counted by Valgrind (Linux)",
+           reading="the instructions the window executes (*instructions*, counted by Valgrind on Linux: "
+                   "deterministic, blind to waiting and the kernel)",
+           unit="instructions", samples=instructions.samples, fields=("instructions",),
+           threshold=0.003, optional=True, calibrate="",
+           chart=False, test="t", sees=instructions.WHAT_IT_SEES),
 )}
 
 # The first metric is the headline: the time every report, chart and ratio leads with.

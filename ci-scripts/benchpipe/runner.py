@@ -74,6 +74,8 @@ class Job:
     used_s: float = 0.0
     rounds: int = 0
     repeat: int = 1     # --repeat K: scenario runs per process (RepeatPlan)
+    # the instruction pass's counts and how they were taken (benchpipe.instructions)
+    instructions: dict | None = None
 
     @property
     def name(self) -> str:
@@ -103,6 +105,8 @@ class Job:
             "peak_rss_bytes": list(self.memory),
         }
         out["records"] = list(self.records)  # only records that passed validation get here
+        if self.instructions:
+            out["instructions"] = dict(self.instructions)
         return out
 
 
@@ -153,7 +157,8 @@ def fresh_copies(builds: list[Built], workroot: Path) -> list[Built]:
 def fresh_job(job: Job) -> Job:
     """The same benchmark again, nothing measured yet (calibrate repeats a group)."""
     return dataclasses.replace(job, status="pending", reason="", warnings=[], times=[], memory=[], records=[],
-                               used_s=0.0, rounds=0, repeat=1)
+                               used_s=0.0, rounds=0, repeat=1,
+                               instructions=None)
 
 
 def make_jobs(specs: list[BenchSpec], builds: list[Built], workroot: Path, ab: bool, copied: bool = False) -> list[Job]:
@@ -488,7 +493,12 @@ def run_group(group: list[Job], hf_path: str, preset: Preset, runs: int, timeout
                 _absorb(job, inv)
     for j in group:
         _finish(j)
-        shutil.rmtree(j.workdir, ignore_errors=True)  # setup data can be large
+
+
+def clean(group: list[Job]) -> None:
+    """A group's work folders removed once everything is measured (setup data can be large)."""
+    for j in group:
+        shutil.rmtree(j.workdir, ignore_errors=True)
 
 
 def cross_check(jobs: list[Job]) -> None:

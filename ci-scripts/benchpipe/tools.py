@@ -129,6 +129,9 @@ def check_all() -> list[Tool]:
            "curl https://sh.rustup.rs -sSf | sh -s -- -y")
     simple("gnuplot", "charts of the site", True, ["--version"], install_hint("gnuplot-nox", "gnuplot"), apt="gnuplot-nox",
            stage="site")
+    if sys.platform.startswith("linux"):  # Valgrind's home; elsewhere the pass says "not measured on this OS"
+        simple("valgrind", "instruction counts beside the wall clock (bench run --instructions)", False, ["--version"],
+               install_hint("valgrind", "valgrind"), apt="valgrind")
     simple("chromium", "browser tests of the site", False, ["--version"],
            install_hint("chromium", "--cask chromium"), apt="chromium",
            names=["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"], stage="test")

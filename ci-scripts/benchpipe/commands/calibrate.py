@@ -45,7 +45,7 @@ def add_arguments(p):
                         "preset's sample_budget_s (default: as `bench run`; = --runs: fixed)")
     p.add_argument("--tests", type=int, default=0, metavar="M",
                    help="judge each comparison as one of M tests, as a pull request's report corrects across its "
-                        "tests (default: the preset's benchmarks x 3 metrics)")
+                        "tests (default: the preset's benchmarks x its compared metrics)")
     p.add_argument("--leave-out-contended", action="store_true",
                    help="judge without the pairs whose window shared the machine with other work, as compare does "
                         "(default: judge them all, counting them: calibrating beside a busy core is a use)")
@@ -165,6 +165,7 @@ def _calibrate_family(spec, built, hyperfine, runs, args, preset, work: Path, ta
     for r in range(args.repeats):
         jobs = [runner.fresh_job(j) for j in templates]
         runner.run_group(jobs, hyperfine, preset, runs, preset.timeout_s, env, seq, plan)
+        runner.clean(jobs)
         failed = [j for j in jobs if j.status != "ok"]
         if failed:
             raise BenchError(f"{name}: {failed[0].key.get('label')} side {failed[0].status}: {failed[0].reason}")

@@ -14,7 +14,23 @@ import sys
 import time
 from pathlib import Path
 
-from benchpipe import ROOT, catalogue, envinfo, fsutil, hyperfine, measures, metrics, results, runner, scaling, services, terminal, toolchains, tools
+from benchpipe import (
+    ROOT,
+    catalogue,
+    envinfo,
+    fsutil,
+    hyperfine,
+    instructions,
+    measures,
+    metrics,
+    results,
+    runner,
+    scaling,
+    services,
+    terminal,
+    toolchains,
+    tools,
+)
 from benchpipe.commands.catalogue import add_filter_arguments, select
 from benchpipe.errors import BenchError, UsageError
 from benchpipe.export import benchmark_action as action
@@ -48,6 +64,7 @@ class RunOptions:
     scale: float = 1.0
     repeat_s: float | None = None
     versions: bool = True   # the preset's compiler versions beside the asked ones (--no-versions)
+    instructions: int | None = None  # runs of the instruction pass (default: the preset's; 0: none)
 
     @classmethod
     def from_args(cls, args) -> RunOptions:
@@ -72,6 +89,9 @@ def add_arguments(p):
                         "where the preset has a budget, else 3 x; = --runs: fixed)")
     p.add_argument("--out", help="output folder (default: results/<UTC timestamp>/)")
     p.add_argument("--no-summary", action="store_true", help="do not print the summary table at the end")
+    p.add_argument("--instructions", type=int, metavar="N",
+                   help="count the window's instructions under Valgrind N times per benchmark, sides interleaved "
+                        "(Linux; default: the preset's instruction_runs where valgrind is installed; 0: not)")
     p.add_argument("--scale", type=float, default=RunOptions.scale, metavar="F",
                    help="multiply every scenario's scale parameter (catalogue `scale`: the one its timed window grows "
                         "with) by F (e.g. 1.05: a known 5%% heavier "
@@ -191,6 +211,8 @@ def run_benchmarks(opts: RunOptions) -> int:
     toolchains.parse_list(opts.rust, "rust")
     if opts.runs is not None and opts.runs < 1:
         raise UsageError("--runs must be >= 1")
+    if opts.instructions is not None and not 0 <= opts.instructions <= 100:
+        raise UsageError(f"--instructions must be a number of runs from 0 to 100, not {opts.instructions}")
     if opts.timeout is not None and not (0 < opts.timeout <= MAX_TIMEOUT_S):
         raise UsageError(f"--timeout must be seconds above 0 and at most {MAX_TIMEOUT_S} (a week), not {opts.timeout:g}")
     if opts.max_runs is not None and opts.max_runs < (opts.runs or preset.runs):
@@ -225,6 +247,16 @@ def _run(opts: RunOptions, cat, preset, specs, out: Path) -> int:
     _check_sides(built)
     runs = opts.runs or preset.runs
     timeout_s = opts.timeout or preset.timeout_s
+    counted = instructions.settings()
+    ins_runs = preset.instruction_runs if opts.instructions is None else opts.instructions
+    if ins_runs and not counted["measured"]:
+        if opts.instructions:   # asked for by name: say why not, and stop before building
+            raise UsageError(f"--instructions: {counted['why']}")
+        ins_runs = 0
+    counted["runs"] = ins_runs
+    if ins_runs:
+        print(f"bench run: instructions counted {ins_runs} times per benchmark under {counted['valgrind']} "
+              "(the timed window only; --instructions 0: not)", file=sys.stderr)
 
     workroot = runner.new_workroot()
     started = time.monotonic()
@@ -239,14 +271,16 @@ def _run(opts: RunOptions, cat, preset, specs, out: Path) -> int:
                   "its benchmarks are not run", file=sys.stderr)
         # CI cancelling the job (SIGTERM) unwinds like Ctrl-C: hyperfine's process
         # group is killed and the throwaway servers stopped on the way out.
-        # The report will test every metric of every side against its group's first.
-        tests = sum(len(g) - 1 for g in runner.groups(jobs)) * len(metrics.METRICS)
+        # The report will test every metric this run measures (instructions only with the
+        # pass) of every side against its group's first.
+        measured = sum(m.name != "instructions" or ins_runs > 0 for m in metrics.METRICS.values())
+        tests = sum(len(g) - 1 for g in runner.groups(jobs)) * measured
         seq = runner.sequential_design(runs, opts.max_runs or runner.default_max_runs(runs, preset.sample_budget_s),
                                        tests=tests, budget_s=preset.sample_budget_s)
         interleaved = tests > 0
         repeats = runner.repeat_plan(opts.repeat_s)
         with services.sigterm_as_interrupt():
-            code = _run_jobs(jobs, preset, runs, timeout_s, hf_path, seq, repeats)
+            code = _run_jobs(jobs, preset, runs, timeout_s, hf_path, seq, repeats, ins_runs, opts.scale)
     finally:
         shutil.rmtree(workroot, ignore_errors=True)
     wall = time.monotonic() - started
@@ -264,6 +298,7 @@ def _run(opts: RunOptions, cat, preset, specs, out: Path) -> int:
         env["sequential"] = seq.to_json()
     if repeats:
         env["repeat"] = repeats.to_json()
+    env["instructions"] = counted
     doc = runner.document(env, jobs)
     results.write(out / "results.json", doc)
     action.write_sets(out / "benchmark-action", [doc])
@@ -290,7 +325,8 @@ def _run(opts: RunOptions, cat, preset, specs, out: Path) -> int:
     return code
 
 
-def _run_jobs(jobs, preset, runs, timeout_s, hf_path, seq=None, repeats=None) -> int:
+def _run_jobs(jobs, preset, runs, timeout_s, hf_path, seq=None, repeats=None, ins_runs: int = 0,
+              scale: float = 1.0) -> int:
     env = {**os.environ, "PATH": tools.path_with_extras()}
     groups = runner.groups(jobs)
     with Reporter(len(jobs)) as rep:
@@ -306,6 +342,10 @@ def _run_jobs(jobs, preset, runs, timeout_s, hf_path, seq=None, repeats=None) ->
                     continue
                 rep.begin(names)
                 runner.run_group(group, hf_path, preset, runs, timeout_s, env, seq, repeats)
+                if ins_runs:
+                    rep.begin(f"instructions: {names}")
+                    instructions.measure_group(group, ins_runs, hf_path, env, timeout_s, scale)
+                runner.clean(group)
                 for j in group:
                     rep.end(j.name, j.status, j.reason if j.status != "ok" else _detail(j))
         runner.cross_check(jobs)
@@ -331,4 +371,8 @@ def _detail(job: runner.Job) -> str:
     if job.repeat > 1:
         window = statistics.median(r["elapsed_s"] for r in job.records)
         detail += f" of {job.repeat} windows each (median window {window:.3g} s)"
+    if job.instructions and job.instructions["counts"]:
+        c = job.instructions["cv"]
+        detail += (f"; {statistics.median(job.instructions['counts']):,.0f} instructions"
+                   + (f" (CV {c * 100:.2f} %)" if c is not None else ""))
     return detail

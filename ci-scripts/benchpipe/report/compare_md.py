@@ -123,6 +123,7 @@ def render(report: Report) -> str:
                   + [f"{HEADLINE.name}: could see", "verdict"])
         out += [table(header, rows, ["l"] + ["r"] * (2 * len(METRICS) + 1) + ["l"]), "", "</details>", ""]
 
+    out += signals_section(report)
     out += ["### How to read this", ""]
     out.append(
         f"Each benchmark ran several times on each side on the same machine. When the sides ran in one run, "
@@ -146,6 +147,56 @@ def render(report: Report) -> str:
     out.append(calibration_sentence(report.calibration))
     out.append("")
     return "\n".join(out)
+
+
+def _signed_pct(ratio: float) -> str:
+    return f"{round((ratio - 1) * 100, 2) + 0.0:+.2f}"  # + 0.0: never "-0.00"
+
+
+def _change(m) -> str:
+    """`+1.20 % [+1.15, +1.26]`: a metric's change with its interval, in percent."""
+    text = f"{_signed_pct(m.ratio)} %" if m.ratio is not None else "–"
+    if m.ci_low is not None and m.ci_high is not None:
+        text += f" [{_signed_pct(m.ci_low)}, {_signed_pct(m.ci_high)}]"
+    return text
+
+
+def disagreements(report: Report, a: str = HEADLINE.name, b: str = "instructions") -> list[str]:
+    """One line per benchmark where one signal moved and the other did not: the most
+    useful thing a reader can learn (a wall-clock change without an instruction change is
+    in waiting, scheduling or the kernel; the other way, work the wall clock's noise hides)."""
+    lines = []
+    for c in report.comparisons:
+        ma, mb = c.metrics.get(a), c.metrics.get(b)
+        if not ma or not mb or ma.flagged == mb.flagged or stats.TOO_FEW in (ma.verdict, mb.verdict):
+            continue
+        moved, still = (ma, mb) if ma.flagged else (mb, ma)
+        names = (METRICS[a].label, METRICS[b].label) if ma.flagged else (METRICS[b].label, METRICS[a].label)
+        why = ("the change is in waiting, scheduling, contention or the kernel, which Valgrind does not see"
+               if ma.flagged else "the wall clock's noise hides it, or the work waits elsewhere")
+        lines.append(f"- {code(c.id)}: {names[0]} {_change(moved)} but {names[1]} {_change(still)}: {why}.")
+    return lines
+
+
+def signals_section(report: Report) -> list[str]:
+    """What each signal sees and cannot, and where they disagree."""
+    seen = {m for c in report.comparisons for m in c.metrics}
+    counted = (report.env or {}).get("instructions") or {}
+    if "instructions" not in seen and not counted:
+        return []
+    out = ["### Two signals", ""]
+    out += [f"- {escape(m.sees)}." for m in METRICS.values() if m.sees]
+    if counted and not counted.get("measured"):
+        out.append(f"- instructions on this runner: {escape(counted.get('why', 'not measured'))}.")
+    elif counted:
+        out.append(f"- counted with {escape(counted.get('valgrind', 'valgrind'))} "
+                   f"({escape(' '.join(counted.get('options', ())))}), {counted.get('runs', '?')} runs a side; "
+                   "benchmarks whose counts scatter more than 0.5 % are shown as not deterministic, without a verdict.")
+    out.append("")
+    dis = disagreements(report)
+    if dis:
+        out += ["Where the signals disagree:", "", *dis, ""]
+    return out
 
 
 def contention_sentence(report: Report) -> list[str]:

@@ -1,0 +1,244 @@
+"""Instruction counts: the deterministic second signal beside the wall clock.
+
+On a shared 2-vCPU runner the window of a benchmark that mostly waits and wakes
+scatters 10-30 % between runs, so a 2-5 % change cannot be seen in time. The number
+of instructions the window executes, counted by Valgrind, scatters 0.01-1.5 % for the
+same benchmarks (issue 38's measurements), whatever the neighbours do.
+
+How: after a group's timed rounds, each benchmark runs `runs` more times under
+`valgrind --tool=callgrind --instr-atstart=no`, sides interleaved round by round like
+the timed runs (so a pair is base run i beside head run i). The programs switch
+Callgrind's instrumentation on when their window opens and off when it closes (client
+requests: go/valgrind.go, rust/src/valgrind.rs), so start-up, setup, connecting and the
+record are not counted; the `totals:` line of Callgrind's output is the window's count.
+The instruction pass runs at the scenario's own small sizes (catalogue
+`[scenarios.X.instructions] params`): counts are deterministic, so small sizes serve.
+
+What it cannot see: Valgrind runs one thread at a time, so waiting, spinning,
+contention between threads, the kernel and I/O are invisible to it. It is a second
+signal, never a replacement: a change the wall clock sees and the instructions do not
+is a change in waiting, scheduling or the kernel.
+
+Linux only (Valgrind's home; macOS and Windows say "not measured on this OS")."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+from scipy import stats as sps
+
+from benchpipe import hyperfine, scaling
+
+TOOL = "callgrind"
+# --fair-sched=yes: threads take turns in a fixed order rather than whoever grabs
+# Valgrind's lock, which keeps multi-threaded counts from drifting with the host's timing.
+OPTIONS = ("--tool=callgrind", "--instr-atstart=no", "--fair-sched=yes")
+# Above this CV of one side's counts, a benchmark's instructions are "not deterministic":
+# measured, shown with their CV, never given a verdict.
+DETERMINISTIC_CV = 0.005
+# Go's asynchronous preemption signals trip Callgrind 3.19's assertion
+# (threads.c:247 'sigNum == ...sig'): 4 of 5 fanout runs died without this, 0 of ~40 with it.
+LANG_ENV = {"go": {"GODEBUG": "asyncpreemptoff=1"}}
+
+WHAT_IT_SEES = ("instructions: the instructions the timed window executes, counted by Valgrind (Callgrind); "
+                "deterministic, so a 1 % change shows in a few pairs whatever the neighbours do; blind to waiting, "
+                "scheduling, contention between threads, the kernel and I/O")
+WALL_SEES = ("time: the wall clock of the timed window; sees everything, waiting and the kernel included, "
+             "and on a shared runner scatters by several percent (10-30 % where the window mostly waits)")
+
+
+def unavailable() -> str | None:
+    """Why instructions cannot be counted here (None: they can)."""
+    if not sys.platform.startswith("linux"):
+        return "not measured on this OS (Valgrind runs on Linux)"
+    if not shutil.which("valgrind"):
+        return "valgrind is not installed (ci-scripts/bench doctor --install, or apt-get install valgrind)"
+    return None
+
+
+def version() -> str:
+    try:
+        out = subprocess.run(["valgrind", "--version"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return out.stdout.strip()
+
+
+def settings() -> dict:
+    """What the results file's env records about the instruction pass."""
+    why = unavailable()
+    if why:
+        return {"measured": False, "why": why}
+    return {"measured": True, "tool": TOOL, "valgrind": version(), "options": list(OPTIONS)}
+
+
+def command(argv: list[str], out_dir: Path) -> list[str]:
+    """The program's command under Callgrind, its output files in out_dir."""
+    return ["valgrind", *OPTIONS, f"--callgrind-out-file={out_dir / 'callgrind.out.%p'}",
+            f"--log-file={out_dir / 'valgrind.%p.log'}", *argv]
+
+
+_TOTALS = re.compile(r"^(?:totals|summary):\s+(\d+)", re.M)
+
+
+def parse_totals(text: str) -> int:
+    """The instruction count (event Ir) of a Callgrind output file; ValueError when it
+    has none."""
+    if not re.search(r"^events:\s+Ir\b", text, re.M):
+        raise ValueError("not a Callgrind output with instruction counts (no 'events: Ir' line)")
+    found = _TOTALS.findall(text)
+    if not found:
+        raise ValueError("no 'totals:' or 'summary:' line")
+    return int(found[-1])
+
+
+def read_count(out_dir: Path) -> int:
+    """The count of the one Callgrind run whose files are in out_dir."""
+    outs = sorted(out_dir.glob("callgrind.out.*"))
+    if len(outs) != 1:
+        logs = sorted(out_dir.glob("valgrind.*.log"))
+        tail = hyperfine.tail(logs[-1].read_text(errors="replace")) if logs else ""
+        raise ValueError(f"expected one Callgrind output, found {len(outs)}" + (f": {tail}" if tail else ""))
+    return parse_totals(outs[0].read_text(errors="replace"))
+
+
+def cv(counts: list[int]) -> float | None:
+    """The robust coefficient of variation of one side's counts: 1.4826 x MAD / median,
+    the standard deviation's estimate that one odd run (a GC cycle) does not inflate, as
+    the trimmed test sets it aside (None: fewer than 2)."""
+    if len(counts) < 2 or not all(c > 0 for c in counts):
+        return None
+    return float(sps.median_abs_deviation(counts, scale="normal") / statistics.median(counts))
+
+
+def judged(entry: dict | None) -> bool:
+    """Whether a benchmark's instruction counts take part in comparisons: measured, not
+    declared unsteady by the catalogue, and steady in this run (CV at most
+    DETERMINISTIC_CV)."""
+    if not entry or entry.get("unsteady") or len(entry.get("counts", ())) < 2:
+        return False
+    c = entry.get("cv")
+    return c is not None and math.isfinite(c) and c <= DETERMINISTIC_CV
+
+
+def not_judged_why(entry: dict | None) -> str:
+    """One line on why a measured benchmark's instructions have no verdict ('' when they have)."""
+    if not entry or judged(entry) or not entry.get("counts"):
+        return ""
+    spread = f"CV {entry['cv'] * 100:.2f} %" if entry.get("cv") is not None else "one run"
+    cause = entry.get("unsteady") or f"above {DETERMINISTIC_CV * 100:g} % in this run"
+    return f"instructions not deterministic ({spread}: {cause})"
+
+
+def pass_argv(job, params: dict) -> tuple[list[str], list[str] | None]:
+    """The job's command and setup with the instruction pass's sizes (the scenario's
+    `instructions.params` over the job's own)."""
+    spec = job.spec.__class__(job.spec.scenario, job.spec.variant, job.spec.build, {**job.spec.params, **params})
+    extra = {p.name: str(job.workdir / str(p.default)) for p in spec.scenario.params.values() if p.type == "path"}
+    argv = spec.argv(job.command[0], extra)
+    prepare = [argv[0], "setup", spec.scenario.name, *argv[4:]] if spec.scenario.setup else None
+    return argv, prepare
+
+
+def pass_params(scenario, scale: float = 1.0) -> dict:
+    """The sizes of the scenario's instruction pass; `run --scale F` scales them as it
+    scales the timed runs' (where the pass sets the scale parameter itself)."""
+    params = dict(scenario.instructions.params)
+    if scale != 1 and scenario.scale in params:
+        params = scaling.scale_params(scenario, params, scale)
+    return params
+
+
+def measure_group(group: list, runs: int, hf_path: str, env: dict, timeout_s: float, scale: float = 1.0) -> None:
+    """Count the window's instructions of every ok job of a group `runs` times, sides
+    interleaved (ABBA), and keep them on each job (job.instructions). A failure is the
+    job's warning, never its failure: the timed runs stand."""
+    todo = [j for j in group if j.status == "ok"]
+    if not todo or runs < 1:
+        return
+    how = todo[0].spec.scenario.instructions
+    params = pass_params(todo[0].spec.scenario, scale)
+    for j in todo:
+        j.instructions = {"counts": [], "params": params}
+        if how.unsteady.get(j.key["lang"]):
+            j.instructions["unsteady"] = how.unsteady[j.key["lang"]]
+        env_ = {**LANG_ENV.get(j.key["lang"], {}), **how.env.get(j.key["lang"], {})}
+        if env_:
+            j.instructions["env"] = env_
+    failed: dict[int, str] = {}
+    for r in range(runs):
+        for j in (todo if r % 2 == 0 else list(reversed(todo))):
+            if id(j) in failed:
+                continue
+            problem = _one(j, r, params, hf_path, env, timeout_s)
+            if problem:
+                failed[id(j)] = problem
+    for j in todo:
+        if id(j) in failed:
+            j.warnings.append(f"warning: instructions not counted: {failed[id(j)]}")
+            j.instructions = None
+            continue
+        j.instructions["cv"] = cv(j.instructions["counts"])
+        sums = j.instructions.pop("checksums")
+        if len(set(sums)) > 1:
+            j.warnings.append(f"warning: instructions not counted: the checksum differs between runs under Valgrind: "
+                              f"{', '.join(map(str, sorted(set(sums))))}")
+            j.instructions = None
+            continue
+        j.instructions["checksum"] = sums[0]
+
+
+def _one(job, r: int, params: dict, hf_path: str, env: dict, timeout_s: float) -> str | None:
+    """One counted run of a job; the problem, or None."""
+    out_dir = job.workdir / f"instructions-{r}"
+    shutil.rmtree(out_dir, ignore_errors=True)
+    out_dir.mkdir(parents=True)
+    argv, prepare = pass_argv(job, params)
+    try:
+        inv = hyperfine.run(hf_path, command(argv, out_dir), runs=1, warmup=0, workdir=job.workdir,
+                            env={**env, **job.instructions.get("env", {})},
+                            timeout_s=timeout_s, prepare=prepare, tag=f"vg{r}")
+        if inv.problem:
+            return inv.problem
+        if any(c != 0 for c in inv.exit_codes):
+            logs = sorted(out_dir.glob("valgrind.*.log"))
+            return f"exit codes {inv.exit_codes}: " + (hyperfine.tail(logs[-1].read_text(errors="replace"))
+                                                        if logs else inv.stderr_tail)
+        try:
+            rec = json.loads(hyperfine.last_line(inv.outputs[0]))
+            checksum = rec["checksum"]
+        except (ValueError, KeyError, IndexError, TypeError):
+            return "the last stdout line under Valgrind is not a JSON record"
+        count = read_count(out_dir)
+        if count <= 0:
+            return "Callgrind counted no instructions in the window (a program without the window's client requests?)"
+    except ValueError as err:
+        return str(err)
+    finally:
+        shutil.rmtree(out_dir, ignore_errors=True)
+    job.instructions["counts"].append(count)
+    job.instructions.setdefault("checksums", []).append(checksum)
+    return None
+
+
+def samples(bench: dict) -> list[float]:
+    """A results-file benchmark's counts where they are judged (else none)."""
+    entry = bench.get("instructions")
+    return [float(c) for c in entry["counts"]] if judged(entry) else []
+
+
+def environment_note(env: dict | None) -> str:
+    """One line on whether and how instructions were counted in a run."""
+    s = (env or {}).get("instructions")
+    if not s:
+        return ""
+    if not s.get("measured"):
+        return f"instructions: {s.get('why', 'not measured')}"
+    return f"instructions: {s.get('valgrind', 'valgrind')} {' '.join(s.get('options', ()))}"

@@ -1,0 +1,199 @@
+"""The instruction-count signal (issue 38) without Valgrind: reading Callgrind's output,
+the rule that only deterministic counts are judged, the t test on log counts and its
+power at the sizes the pass takes (5 runs a side), and how a report shows the two
+signals. The real Valgrind runs are in test_valgrind_window.py and test_e2e.py."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from benchpipe import catalogue, compare, instructions, metrics, stats
+from benchpipe.errors import BenchError
+from benchpipe.report import compare_md
+from compare_helpers import bench, doc, key
+
+CALLGRIND = """# callgrind format
+version: 1
+creator: callgrind-3.19.0
+pid: 4242
+cmd:  ./gobench run cpu goroutines
+part: 1
+
+desc: I1 cache:
+positions: line
+events: Ir
+summary: 0
+
+
+totals: 1061234
+"""
+
+
+def test_the_count_is_the_totals_line_not_the_zero_summary_of_callgrind_3_19():
+    assert instructions.parse_totals(CALLGRIND) == 1061234
+    assert instructions.parse_totals(CALLGRIND.replace("totals: 1061234", "")) == 0
+
+
+@pytest.mark.parametrize("text, says", [
+    ("", "no 'events: Ir' line"),
+    (CALLGRIND.replace("events: Ir", "events: Dr"), "no 'events: Ir' line"),
+    ("events: Ir\n", "no 'totals:'"),
+])
+def test_output_without_a_count_is_an_error_that_says_why(text, says):
+    with pytest.raises(ValueError, match=says):
+        instructions.parse_totals(text)
+
+
+def test_read_count_wants_exactly_one_output_and_says_what_valgrind_said(tmp_path):
+    (tmp_path / "valgrind.1.log").write_text("==1== Valgrind: the 'impossible' happened:\n==1==    threads.c:247\n")
+    with pytest.raises(ValueError, match="found 0.*threads.c:247"):
+        instructions.read_count(tmp_path)
+    (tmp_path / "callgrind.out.1").write_text(CALLGRIND)
+    assert instructions.read_count(tmp_path) == 1061234
+    (tmp_path / "callgrind.out.2").write_text(CALLGRIND)
+    with pytest.raises(ValueError, match="found 2"):
+        instructions.read_count(tmp_path)
+
+
+def _entry(counts, unsteady=None):
+    e = {"counts": list(counts), "params": {}, "cv": instructions.cv(counts), "checksum": 1}
+    if unsteady:
+        e["unsteady"] = unsteady
+    return e
+
+
+def test_only_steady_counts_are_judged_and_the_rest_say_their_cv():
+    steady = _entry([1_000_000, 1_000_400, 999_800, 1_000_100, 1_000_000])
+    assert instructions.judged(steady) and instructions.not_judged_why(steady) == ""
+    assert instructions.samples({"instructions": steady}) == [float(c) for c in steady["counts"]]
+    wobbly = _entry([1_000_000, 1_020_000, 990_000, 1_030_000, 1_000_000])
+    assert not instructions.judged(wobbly) and instructions.samples({"instructions": wobbly}) == []
+    why = instructions.not_judged_why(wobbly)
+    assert why.startswith("instructions not deterministic (CV 1.") and "above 0.5 % in this run" in why
+    declared = _entry(steady["counts"], unsteady="Go's GC runs at times the scheduler decides")
+    assert not instructions.judged(declared) and "Go's GC" in instructions.not_judged_why(declared)
+    assert not instructions.judged(_entry([5])) and not instructions.judged(None)
+    assert instructions.cv([0, 0]) is None
+
+
+def _counts(rng, n, level, scatter):
+    return [round(level * (1 + rng.gauss(0, scatter))) for _ in range(n)]
+
+
+@pytest.mark.parametrize("scatter", [0.0003, 0.001])
+def test_the_pull_request_runs_flag_one_percent_nearly_always_and_half_a_percent_mostly(scatter):
+    """Issue 38's detection goal, on simulated counts at the scatter measured here with
+    --fair-sched=yes (0.00-0.12 % for most benchmarks) and the quick preset's runs: a 1 %
+    change flagged in at least 95 % of comparisons, 0.5 % in at least 80 %, A/A in at most
+    1 %, each a lone test among 100 (the report's correction)."""
+    m = metrics.METRICS["instructions"]
+    n = catalogue.load().presets["quick"].instruction_runs
+    rng = random.Random(38)
+
+    def flagged(shift):
+        hits = 0
+        for _ in range(200):
+            c = m.compare(_counts(rng, n, 1e7, scatter), _counts(rng, n, 1e7 * shift, scatter), paired=True,
+                          alpha=stats.DEFAULT_ALPHA / 100, threshold=m.threshold)
+            hits += c.flagged
+        return hits / 200
+
+    assert flagged(1.01) >= 0.95
+    assert flagged(1.005) >= 0.80
+    assert flagged(1.0) <= 0.01
+
+
+def test_counts_constant_on_both_sides():
+    same = stats.compare_counts([7_000_000] * 5, [7_000_000] * 5, threshold=0.003)
+    assert same.verdict == stats.NO_CHANGE and same.ratio == 1.0
+    moved = stats.compare_counts([7_000_000] * 5, [7_100_000] * 5, threshold=0.003)
+    assert moved.verdict == stats.REGRESSION and moved.p_value == 0.0 and moved.ratio == pytest.approx(71 / 70)
+    tiny = stats.compare_counts([7_000_000] * 5, [7_000_700] * 5, threshold=0.003)
+    assert not tiny.flagged  # certain, but below the practical threshold (0.01 %)
+    too_few = stats.compare_counts([7_000_000], [7_100_000])
+    assert too_few.verdict == stats.TOO_FEW
+
+
+def test_counts_are_compared_unpaired_even_where_the_runs_were_paired():
+    """Counts do not drift with the machine, so pairing would only halve the degrees of freedom."""
+    rng = random.Random(1)
+    c = metrics.METRICS["instructions"].compare(_counts(rng, 5, 1e7, 0.001), _counts(rng, 7, 1.02e7, 0.001),
+                                                 paired=True, alpha=0.01, threshold=0.003)
+    assert not c.paired and c.verdict == stats.REGRESSION and 1.015 < c.ratio < 1.025
+    assert c.ci_low < c.ratio < c.ci_high
+
+
+def _with_counts(b: dict, counts) -> dict:
+    b["instructions"] = _entry(counts)
+    return b
+
+
+def test_a_report_judges_both_signals_and_says_where_they_disagree():
+    """A wall-clock slowdown with unchanged instructions (the change is in waiting or the
+    kernel) and an instruction increase the wall clock's noise hides: one line each."""
+    rng = random.Random(7)
+    waits = dict(scenario="sleep", variant="goroutines", tasks=1000)
+    works = dict(scenario="cpu", variant="goroutines", tasks=16)
+    base, head = [], []
+    for k, wall_shift, count_shift in ((key(**waits), 1.3, 1.0), (key(**works), 1.0, 1.02)):
+        level = 1e7
+        base.append(_with_counts(bench(k, wall=[1.0 + 0.001 * i for i in range(10)]),
+                                 _counts(rng, 5, level, 0.0005)))
+        head.append(_with_counts(bench(k, wall=[wall_shift + 0.001 * i for i in range(10)]),
+                                 _counts(rng, 5, level * count_shift, 0.0005)))
+    a = doc(base, commit="a" * 40)
+    b = doc(head, commit="b" * 40)
+    b["env"]["instructions"] = {"measured": True, "tool": "callgrind", "valgrind": "valgrind-3.19.0",
+                                "options": list(instructions.OPTIONS), "runs": 5}
+    rep = compare.compare_docs([a, b], ["base", "head"])
+    by = {c.key["scenario"]: c for c in rep.comparisons}
+    assert by["sleep"].metrics["time"].verdict == stats.REGRESSION
+    assert by["sleep"].metrics["instructions"].verdict == stats.NO_CHANGE
+    assert by["cpu"].metrics["instructions"].verdict == stats.REGRESSION
+    assert not by["cpu"].metrics["time"].flagged
+    lines = compare_md.disagreements(rep)
+    assert len(lines) == 2
+    sleep_line = next(x for x in lines if "sleep" in x)
+    assert "timed window +29" in sleep_line and "but instructions" in sleep_line and "waiting" in sleep_line
+    md = compare_md.render(rep)
+    assert "### Two signals" in md and "valgrind-3.19.0" in md and "blind to waiting" in md
+
+
+def test_unsteady_counts_are_shown_with_their_cv_and_not_judged():
+    k = key()
+    b = _with_counts(bench(k), [1_000_000, 1_030_000, 980_000, 1_010_000, 1_000_000])
+    h = _with_counts(bench(k), [1_100_000, 1_130_000, 1_080_000, 1_110_000, 1_100_000])
+    rep = compare.compare_docs([doc([b]), doc([h], commit="b" * 40)], ["base", "head"])
+    c = rep.comparisons[0]
+    assert "instructions" not in c.metrics and "instructions not deterministic (CV" in c.note
+
+
+def test_the_catalogue_says_what_an_instructions_table_may_hold(tmp_path):
+    text = catalogue.CATALOGUE_PATH.read_text(encoding="utf-8")
+    assert "[scenarios.cpu.instructions]" in text
+    bad = tmp_path / "catalogue.toml"
+    bad.write_text(text.replace("[scenarios.cpu.instructions]", "[scenarios.cpu.instructions]\nsizes = 3"),
+                   encoding="utf-8")
+    with pytest.raises(BenchError, match="scenario cpu: instructions has params"):
+        catalogue.load(bad)
+    bad.write_text(text.replace("params = { items = 200000 }", "params = { itemz = 200000 }"), encoding="utf-8")
+    with pytest.raises(BenchError, match="scenario cpu: instructions"):
+        catalogue.load(bad)
+    cat = catalogue.load()
+    assert cat.scenarios["cpu"].instructions.params == {"items": 200000}
+    assert all(0 <= p.instruction_runs <= 100 for p in cat.presets.values())
+
+
+def test_an_odd_run_is_set_aside_and_said():
+    """Seen here beside a busy neighbour: one of three Go cpu runs counted 6 % more (a GC
+    cycle). Among 7 runs it is set aside, not allowed to hide a 1 % change nor to make one."""
+    base = [1_062_481, 1_061_835, 1_063_384, 1_062_000, 1_062_900, 1_125_000, 1_062_300]
+    head = [round(c * 1.01) for c in (1_062_481, 1_061_835, 1_063_384, 1_062_000, 1_062_900, 1_062_100, 1_062_300)]
+    c = stats.compare_counts(base, head, alpha=1e-4, threshold=0.003)
+    assert c.verdict == stats.REGRESSION and 1.009 < c.ratio < 1.011 and "1 odd run set aside" in c.note
+    assert list(stats.usual_counts(base)) == [x for x in base if x != 1_125_000]
+    assert instructions.cv(base) < 0.001  # robust: the odd run does not make the benchmark unsteady
+    same = stats.compare_counts(base, list(reversed(base)), alpha=1e-4, threshold=0.003)
+    assert same.verdict == stats.NO_CHANGE
