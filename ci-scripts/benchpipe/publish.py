@@ -1,28 +1,32 @@
-"""Publishing: the history, github-action-benchmark's data.js, the charts and the site,
-committed to the gh-pages branch of a git remote and pushed.
+"""Publishing: the history and github-action-benchmark's data.js committed to the
+gh-pages branch of a git remote and pushed; the site rendered from that history into a
+folder (`out`), which the publish workflow deploys to GitHub Pages as an artifact
+(actions/upload-pages-artifact + actions/deploy-pages). The branch is the record; the
+site is derived from it and never committed, so a night adds its history entries to
+the repository, not a re-rendered site (measured: devtools/pagesgrowth.py, README).
 
 Several jobs may publish at once. None loses an entry, and no push is forced. A
-publish has two phases, each a commit pushed on its own:
-1. the data: fetch the branch's current tip, re-apply `history add` on top of it (the
-   history is append-only files, so re-applying is the merge: no textual merge), update
-   data.js, commit and push;
-2. the site: render it from the history now on the branch, commit and push, unless the
-   branch's site already shows that history, or a publisher that added data after ours
-   will render it (see _push_site).
-A push rejected because the branch moved (or its ref was locked by a concurrent push)
-is retried from the fetch, with jittered exponential backoff, a bounded number of
-times. Rendering only in phase 2 keeps a race cheap: 32 publishers used to re-render
-the whole site on every retry (work growing with the square of their number). The
-remote changes only by a push, which is atomic: a publisher killed at any point leaves
-the branch as it was or with its data and the previous site.
+publish fetches the branch's current tip, re-applies `history add` on top of it (the
+history is append-only files, so re-applying is the merge: no textual merge), updates
+data.js (bounded: the newest `max_items` entries per series; the history keeps every
+one), commits and pushes. A push rejected because the branch moved (or its ref was
+locked by a concurrent push) is retried from the fetch, with jittered exponential
+backoff, a bounded number of times; nothing is rendered in the race, so a retry costs a
+fetch and a `history add`. The remote changes only by a push, which is atomic: a
+publisher killed at any point leaves the branch as it was or with its data. Then, with
+`out`, the site is rendered from the history of the tip this publisher pushed (or
+found, when its runs were already there): every run published before it included.
 
-Branch layout: index.html and the other pages, assets/, charts/, data/ (the site, at the
-root so GitHub Pages serves it), history/ (Contract 3), dev/bench/data.js
-(github-action-benchmark), .nojekyll.
+Branch layout: history/ (Contract 3), dev/bench/data.js (github-action-benchmark),
+.gitignore. The site of an older layout (pages, assets/, charts/, data/, .cache/ at the
+root) is removed from the branch by the next publish that adds a run.
 
-A local remote path that does not exist yet is created as a bare repository, and
-`out` receives a plain copy of the published branch: `bench publish --remote
-./.bench/pages.git --out ./site RESULTS` gives a site to open from disk."""
+Site folder (`out`, swapped in whole): the pages, assets/, charts/, data/, .nojekyll,
+dev/bench/data.js (a copy, so the action's data stays at its usual address), .cache/
+(the change-point cache: kept from the previous folder, so a local re-render is
+incremental). A local remote path that does not exist yet is created as a bare
+repository: `bench publish --remote ./.bench/pages.git --out ./site RESULTS` gives a site
+to open from disk."""
 
 from __future__ import annotations
 
@@ -44,8 +48,11 @@ from benchpipe.fsutil import swap_dir
 
 HISTORY_DIR = "history"
 DATA_JS = "dev/bench/data.js"
-SITE_STAMP = "data/site-of-history.txt"   # the history tree the site was rendered from
-GITIGNORE = ".lock\n*.tmp\n.charts-new/\n.data-new/\n.assets-new/\n.*-old/\n"
+GITIGNORE = ".lock\n*.tmp\n"
+# What an older layout committed of the site at the branch's root (site.render's
+# output): removed from the branch, since the site is deployed from a workflow artifact.
+LEGACY_SITE = ("*.html", "assets", "charts", "data", ".cache", ".nojekyll", ".charts-new", ".data-new",
+               ".assets-new")
 RETRYABLE = re.compile(r"non-fast-forward|fetch first|\[rejected\]|failed to update ref|cannot lock ref|"
                        r"unable to lock|incorrect old value|stale info|remote rejected", re.I)
 
@@ -114,7 +121,7 @@ def _pause(stage: str) -> None:
 
 def publish(remote: str, branch: str, results_paths, *, site_url: str = "", repo_url: str = "",
             out: Path | None = None, retries: int = 15, jobs: int | None = None, detect: bool = True,
-            log=print) -> PublishReport:
+            max_items: int = data_js.MAX_ITEMS, log=print) -> PublishReport:
     docs = [(str(p), results.load(p)) for p in results_paths]  # every input valid before anything else
     versus = [compare.toolchain_verdicts(doc) for _, doc in docs]  # once: every attempt adds the same runs
     if is_local(remote):
@@ -122,12 +129,12 @@ def publish(remote: str, branch: str, results_paths, *, site_url: str = "", repo
     env = _identity_env()
     work = Path(tempfile.mkdtemp(prefix="bench-publish-"))
     try:
-        wt, runs_added, data_commit, attempts = _push_data(work, remote, branch, docs, versus, repo_url, retries, env, log)
-        site_commit, more, tip = _push_site(work, wt, remote, branch, site_url, repo_url, retries, jobs, detect, env, log)
+        wt, runs_added, commit, attempts = _push_data(work, remote, branch, docs, versus, repo_url, retries,
+                                                      max_items, env, log)
         if out:
-            export(tip, Path(out))
-        commit = site_commit or data_commit
-        return PublishReport(attempts + more, runs_added, commit, commit is not None)
+            render_site(wt, Path(out), site_url=site_url, repo_url=repo_url, jobs=jobs, detect=detect)
+            log(f"publish: site of {branch}'s history written to {out}")
+        return PublishReport(attempts, runs_added, commit, commit is not None)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -159,10 +166,19 @@ def _gave_up(branch: str, retries: int):
                       f"(it is idempotent) or raise --retries")
 
 
-def _push_data(work, remote, branch, docs, versus, repo_url, retries, env, log):
-    """Phase 1, the data: history entries and data.js, without rendering anything, so a
-    race costs a fetch and a `history add`, not a site. Returns the work tree at the tip
-    that holds them, the runs added, the data commit (None: nothing new) and attempts."""
+def _drop_legacy_site(wt: Path) -> None:
+    for pattern in LEGACY_SITE:
+        for path in wt.glob(pattern):
+            if path.is_dir():
+                shutil.rmtree(path)
+            else:
+                path.unlink()
+
+
+def _push_data(work, remote, branch, docs, versus, repo_url, retries, max_items, env, log):
+    """History entries and data.js, without rendering anything, so a race costs a fetch
+    and a `history add`. Returns the work tree at the tip that holds them, the runs
+    added, the commit (None: nothing new) and the attempts."""
     for attempt in range(1, retries + 1):
         wt = work / f"data-{attempt}"
         _fetch(wt, remote, branch)
@@ -171,7 +187,8 @@ def _push_data(work, remote, branch, docs, versus, repo_url, retries, env, log):
         if not rep.runs_added:
             log(f"publish: nothing new (the {len(rep.runs_present)} run(s) are already in {branch})")
             return wt, [], None, attempt
-        data_js.update(wt / DATA_JS, rep.new_runs, rep.new_entries, repo_url)
+        data_js.update(wt / DATA_JS, rep.new_runs, rep.new_entries, repo_url, max_items=max_items)
+        _drop_legacy_site(wt)
         runs = ", ".join(rep.runs_added[:4]) + (f" and {len(rep.runs_added) - 4} more" if len(rep.runs_added) > 4 else "")
         commit = _push(wt, remote, branch, f"bench publish: {runs}", env)
         if commit:
@@ -182,48 +199,23 @@ def _push_data(work, remote, branch, docs, versus, repo_url, retries, env, log):
     raise _gave_up(branch, retries)
 
 
-def _history_tree(wt: Path) -> str:
-    p = _git(["rev-parse", f"HEAD:{HISTORY_DIR}"], cwd=wt, check=False)
-    return p.stdout.strip() if p.returncode == 0 else ""
-
-
-def _push_site(work, wt, remote, branch, site_url, repo_url, retries, jobs, detect, env, log):
-    """Phase 2, the site: rendered from the history the branch holds, and pushed unless
-    the branch's site already shows that history (SITE_STAMP names the history tree it
-    was rendered from). Only the publisher whose data is the newest renders: when
-    another publisher's data reached the branch after ours, that publisher renders (its
-    own phase 2) and this one stops, before rendering or after losing the push. So N
-    racing publishers render about once, not N times each. Killed between the phases,
-    the branch keeps every entry and an older site, which the next publish renders anew.
-    Returns the site commit (None: not ours), the attempts, and the work tree of the
-    branch as last seen."""
-    ours = _history_tree(wt)  # the history as our phase 1 left it on the branch
-    for attempt in range(1, retries + 1):
-        wt = work / f"site-{attempt}"
-        _fetch(wt, remote, branch)
-        tree = _history_tree(wt)
-        stamp = wt / SITE_STAMP
-        if tree and (wt / "index.html").exists() and stamp.exists() and stamp.read_text(encoding="utf-8").strip() == tree:
-            return None, attempt - 1, wt  # the site already shows this history
-        if tree != ours:
-            log(f"publish: newer data reached {branch} meanwhile; its publisher renders the site")
-            return None, attempt - 1, wt
-        site.render(wt / HISTORY_DIR, wt, site_url=site_url, repo_url=repo_url, jobs=jobs, detect=detect)
-        stamp.write_text(tree + "\n", encoding="utf-8")
-        _pause("rendered")
-        commit = _push(wt, remote, branch, f"bench publish: site of history {tree[:12] or '(empty)'}", env)
-        if commit:
-            log(f"publish: pushed {commit[:12]} to {branch} (site, attempt {attempt})")
-            return commit, attempt, wt
-        _backoff(branch, attempt, retries, "site", log)
-    raise _gave_up(branch, retries)
-
-
-def export(wt: Path, out: Path) -> None:
-    """A plain copy of the branch's files (no .git) into out, swapped in whole."""
+def render_site(wt: Path, out: Path, *, site_url: str = "", repo_url: str = "", jobs: int | None = None,
+                detect: bool = True) -> None:
+    """The site of the history in work tree wt, rendered into a new folder swapped in
+    for out whole (a failed render leaves out as it was), with a copy of data.js. The
+    previous folder's change-point cache is carried over."""
     out = out.resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}-new-", dir=out.parent))
-    shutil.rmtree(tmp)
-    shutil.copytree(wt, tmp, ignore=shutil.ignore_patterns(".git", ".lock"))
+    try:
+        if (out / ".cache").is_dir():
+            shutil.copytree(out / ".cache", tmp / ".cache")
+        site.render(wt / HISTORY_DIR, tmp, site_url=site_url, repo_url=repo_url, jobs=jobs, detect=detect)
+        if (wt / DATA_JS).exists():
+            (tmp / DATA_JS).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(wt / DATA_JS, tmp / DATA_JS)
+        _pause("rendered")
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
     swap_dir(tmp, out)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import subprocess
 import sys
 import time
@@ -17,6 +18,19 @@ from pathlib import Path
 
 from benchpipe import CI_SCRIPTS, site
 from devtools import synthetic
+
+BROWSER_DIR = CI_SCRIPTS / "tests" / "browser"
+
+
+def browser_missing() -> str | None:
+    """What to install for the overview's load time (the browser test), or None."""
+    if not shutil.which("node"):
+        return "node not found: install Node.js and npm (apt-get install nodejs npm), then run " \
+               f"`npm ci` in {BROWSER_DIR}"
+    if not (BROWSER_DIR / "node_modules" / "playwright-core").is_dir():
+        return f"the browser test's npm packages are missing: run `npm ci` in {BROWSER_DIR} " \
+               "(or ci-scripts/install-tools.sh)"
+    return None
 
 
 def main(argv=None) -> int:
@@ -28,6 +42,10 @@ def main(argv=None) -> int:
     p.add_argument("--cold", action="store_true", help="remove the change-point cache first")
     p.add_argument("--incremental", action="store_true", help="also time adding one more night and re-rendering")
     a = p.parse_args(argv)
+    missing = browser_missing()  # before minutes of work, not after
+    if missing:
+        print(f"sitebench: {missing}", file=sys.stderr)
+        return 2
     hist = a.work / "history"
     if not (hist / "runs").exists():
         t = time.perf_counter()
@@ -67,7 +85,12 @@ def main(argv=None) -> int:
     if a.screenshot:
         cmd += ["--screenshot", str(a.screenshot)]
     r = subprocess.run(cmd, capture_output=True, text=True)
-    summary = json.loads(r.stdout.strip().splitlines()[-1])
+    try:
+        summary = json.loads(r.stdout.strip().splitlines()[-1])
+    except (IndexError, ValueError):
+        tail = (r.stderr.strip().splitlines() or ["no output"])[-1]
+        print(f"sitebench: the browser test failed (exit {r.returncode}): {tail}", file=sys.stderr)
+        return 1
     idx = summary["pages"]["index.html"]
     print(f"overview load: {idx['wall_ms']} ms (navigation load event at {idx['nav']['load']:.0f} ms)")
     if a.screenshot:

@@ -4,8 +4,9 @@ filled in as GitHub would), for two legs of the matrix:
 
   bench.yml   plan -> for each leg: build, run, summary -> "upload" (a copy)
   publish.yml collect: merge-artifacts, validate -> history: publish to a gh-pages
-              branch of a local bare repository
-  then        the published gh-pages branch has a site that shows both legs.
+              branch of a local bare repository, the site rendered into $SITE
+  then        the branch has the history of both legs, and $SITE (what the workflow
+              uploads and deploys to GitHub Pages) a site that shows both.
 
 This machine is Linux, so the second leg (macos-latest) is simulated: it is a real
 second run here whose results file says `macos`, re-validated before it is "uploaded".
@@ -96,14 +97,18 @@ def test_bench_then_publish_dry_run_for_two_os_legs(tmp_path):
     assert outputs["results"] == "2"
     assert {g["name"].split()[0] for g in json.loads(outputs["benchmark-action"])} == {"linux", "macos"}
 
-    site = Path(os.environ.get("BENCH_DRY_RUN_OUT") or tmp_path / "site")
-    if site.exists():
-        shutil.rmtree(site)
-    subprocess.run(["git", "clone", "-q", "--branch", "gh-pages", f"{remote}.git", str(site)], check=True)
+    site = tmp_path / "bench-site"  # $SITE: ${{ github.workspace }}/../bench-site
     assert (site / "index.html").is_file()
     html = " ".join(p.read_text(encoding="utf-8", errors="replace") for p in site.rglob("*.html"))
     assert "linux" in html and "macos" in html, "the site shows both legs"
     assert any(site.rglob("*.svg")) or any(site.rglob("*.png")), "charts were rendered"
-    check = subprocess.run(["bash", str(ROOT / "ci-scripts" / "bench"), "history", "check", "--history", str(site / "history")],
-                           capture_output=True, text=True)
+    keep = os.environ.get("BENCH_DRY_RUN_OUT")
+    if keep:
+        shutil.rmtree(keep, ignore_errors=True)
+        shutil.copytree(site, keep)
+    branch = tmp_path / "branch"
+    subprocess.run(["git", "clone", "-q", "--branch", "gh-pages", f"{remote}.git", str(branch)], check=True)
+    assert not (branch / "index.html").exists(), "the site is not committed"
+    check = subprocess.run(["bash", str(ROOT / "ci-scripts" / "bench"), "history", "check", "--history",
+                            str(branch / "history")], capture_output=True, text=True)
     assert check.returncode == 0, check.stderr

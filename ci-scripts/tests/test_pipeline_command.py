@@ -1,6 +1,7 @@
 """`bench pipeline`, the README's main command, end to end on a small selection: doctor,
-two Go toolchains built and run interleaved, their comparison, history and site pushed
-to a local gh-pages repository, and the summary at the end. And a bad option: one line,
+two Go toolchains built and run interleaved, their comparison, the history pushed to a
+local gh-pages repository and the site rendered from it into a folder, and the summary at
+the end. And a bad option: one line,
 exit 2, nothing written."""
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ def test_pipeline_end_to_end(tmp_path):
     assert len(verdicts["benchmarks"]) == n // 2 and sum(verdicts["counts"].values()) == n // 2
     assert "go1.25.5" in (out / "compare.md").read_text()
     # the site folder and the local gh-pages branch hold this run
-    assert (site / "index.html").is_file() and (site / "history").is_dir() and (site / "scenario-cpu.html").is_file()
+    assert (site / "index.html").is_file() and (site / "scenario-cpu.html").is_file()
+    assert (site / "dev/bench/data.js").is_file() and not (site / "history").exists()  # the history is the branch's
     log = subprocess.run(["git", "-C", str(pages), "log", "--oneline", "gh-pages"], capture_output=True, text=True)
     assert log.returncode == 0 and log.stdout.strip()
     for line in ("results:", "summary:", "compare:", "site:"):

@@ -1,6 +1,8 @@
 """`bench publish` against a real local bare git repository: concurrent publishers lose
 no entry, a killed publisher leaves the branch valid, a corrupt history on the branch
-is reported and nothing is pushed, re-publishing is idempotent."""
+is reported and nothing is pushed, re-publishing is idempotent; the branch holds the
+history and data.js only (the site goes to --out), data.js is bounded, and a branch of
+the older layout loses its committed site."""
 
 import os
 import signal
@@ -10,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from benchpipe import history
+from benchpipe import history, publish
 from benchpipe.export import data_js
 from factories import make_results, small_keys
 
@@ -51,24 +53,30 @@ def test_publish_to_new_local_bare_repo_then_idempotent(tmp_path):
     assert p.returncode == 0, p.stderr
     assert (remote / "HEAD").exists() and tip(remote)
     wt = checkout(remote, tmp_path / "co")
+    branch = {p.relative_to(wt).as_posix() for p in wt.rglob("*") if p.is_file() and ".git" not in p.parts}
+    assert "dev/bench/data.js" in branch and "history/runs/2026-03.json" in branch
+    assert all(f.startswith(("history/", "dev/bench/")) or f == ".gitignore" for f in branch), branch  # no site
+    site = tmp_path / "site"
     for f in ("index.html", "regressions.html", "about.html", "scenario-sleep.html", ".nojekyll", "dev/bench/data.js",
-              "history/runs/2026-03.json", "charts/sleep/size-linux-time.svg", "data/sleep.js"):
-        assert (wt / f).exists(), f
-    assert not list(wt.rglob(".lock"))
-    assert (tmp_path / "site/index.html").exists() and not (tmp_path / "site/.git").exists()
-    assert 'rel="canonical" href="https://o.github.io/r/' in (wt / "index.html").read_text()
+              "charts/sleep/size-linux-time.svg", "data/sleep.js"):
+        assert (site / f).exists(), f
+    assert not (site / "history").exists() and not (site / ".git").exists()
+    assert not list(tmp_path.glob(".site-new-*"))
+    assert "2 runs in the history" in (site / "index.html").read_text()
+    assert 'rel="canonical" href="https://o.github.io/r/' in (site / "index.html").read_text()
     first = tip(remote)
     p = subprocess.run(publish_cmd(remote, *r), capture_output=True, text=True)
     assert p.returncode == 0 and "nothing new" in p.stderr + p.stdout
     assert tip(remote) == first  # no new commit
     r2 = make_results(tmp_path / "r2.json", 2, keys=KEYS)
-    assert subprocess.run(publish_cmd(remote, r2), capture_output=True, text=True).returncode == 0
+    assert subprocess.run(publish_cmd(remote, r2, extra=["--out", site]), capture_output=True,
+                          text=True).returncode == 0
     wt2 = checkout(remote, tmp_path / "co2")
     assert len(history.load(wt2 / "history").runs) == 3
-    # two commits per publish: the data, then the site rendered from it (and named after it)
-    assert git("rev-list", "--count", "gh-pages", cwd=wt2) == "4"
-    assert git("log", "-1", "--format=%s", cwd=wt2).startswith("bench publish: site of history ")
-    assert (wt2 / "data/site-of-history.txt").read_text().strip() == git("rev-parse", "HEAD:history", cwd=wt2)
+    assert "3 runs in the history" in (site / "index.html").read_text()
+    assert (site / "dev/bench/data.js").read_bytes() == (wt2 / "dev/bench/data.js").read_bytes()
+    # one commit per publish that adds runs: the data (the site is never committed)
+    assert git("rev-list", "--count", "gh-pages", cwd=wt2) == "2"
     # old history records were not rewritten: the first commit's file is a prefix of the new one
     old = git("show", f"{first}:history/linux/sleep/2026-03.json", cwd=wt2)
     new = (wt2 / "history/linux/sleep/2026-03.json").read_text()
@@ -91,27 +99,27 @@ def test_twelve_concurrent_publishers_lose_nothing(tmp_path):
     h = history.load(wt / "history")
     assert len(h.runs) == 12 and len(h.entries) == 12 * len(KEYS)
     subjects = git("log", "--format=%s", "gh-pages", cwd=wt).splitlines()
-    assert len([x for x in subjects if not x.startswith("bench publish: site")]) == 12  # a data commit each, none lost
-    renders = len(subjects) - 12
-    assert 1 <= renders <= 12  # sites rendered: at most one per publisher, never one per retry
-    assert (wt / "data/site-of-history.txt").read_text().strip() == git("rev-parse", "HEAD:history", cwd=wt)
+    assert len(subjects) == 12 and all(x.startswith("bench publish: r") for x in subjects)  # one each, none lost
     data = data_js.read(wt / "dev/bench/data.js")
     assert len(data["entries"]["linux go stable"]) == 12
-    # the site on the branch shows all of them
-    assert "12 runs in the history" in (wt / "index.html").read_text()
-    print(f"{retried} publishers had to retry; {renders} site(s) rendered and pushed")
+    # nothing new, but the site of everything on the branch is rendered
+    p = subprocess.run(publish_cmd(remote, files[0], extra=["--out", tmp_path / "site"]), capture_output=True, text=True)
+    assert p.returncode == 0 and "nothing new" in p.stdout + p.stderr, p.stderr
+    assert "12 runs in the history" in (tmp_path / "site/index.html").read_text()
+    print(f"{retried} publishers had to retry")
 
 
-@pytest.mark.parametrize("stage", ["fetched", "rendered", "committed"])
+@pytest.mark.parametrize("stage", ["fetched", "committed", "rendered"])
 def test_killed_publisher_leaves_branch_valid(tmp_path, stage):
-    remote = tmp_path / "pages.git"
+    remote, site = tmp_path / "pages.git", tmp_path / "site"
+    out = ["--no-changepoints", "--out", site]
     r0 = make_results(tmp_path / "r0.json", 0, keys=KEYS)
-    assert subprocess.run(publish_cmd(remote, r0, extra=["--no-changepoints"]), capture_output=True).returncode == 0
+    assert subprocess.run(publish_cmd(remote, r0, extra=out), capture_output=True).returncode == 0
     before = tip(remote)
     r1 = make_results(tmp_path / "r1.json", 1, keys=KEYS)
     # A SIGKILLed publisher cannot remove its work tree: keep it under tmp_path.
     env = dict(os.environ, BENCH_PUBLISH_PAUSE=f"{stage}:60", TMPDIR=str(_tmpdir(tmp_path)))
-    p = subprocess.Popen(publish_cmd(remote, r1, extra=["--no-changepoints"]), stderr=subprocess.PIPE, text=True,
+    p = subprocess.Popen(publish_cmd(remote, r1, extra=out), stderr=subprocess.PIPE, text=True,
                          env=env, start_new_session=True)
     line = p.stderr.readline()
     while line and "paused at" not in line:
@@ -122,18 +130,18 @@ def test_killed_publisher_leaves_branch_valid(tmp_path, stage):
     wt = checkout(remote, tmp_path / "co")
     assert history.check(wt / "history") == []
     if stage == "rendered":
-        # killed in phase 2: the data is in, the site is the previous one
+        # killed while writing the site: the data is in, the site folder is the previous one, whole
         assert tip(remote) != before and len(history.load(wt / "history").runs) == 2
-        assert "1 runs in the history" in (wt / "index.html").read_text()
     else:
         assert tip(remote) == before  # old, not half
         assert len(history.load(wt / "history").runs) == 1
+    assert "1 runs in the history" in (site / "index.html").read_text()
     assert subprocess.run(["git", "fsck", "--no-progress"], cwd=remote, capture_output=True).returncode == 0
     # and the next publish completes it
-    assert subprocess.run(publish_cmd(remote, r1, extra=["--no-changepoints"]), capture_output=True).returncode == 0
+    assert subprocess.run(publish_cmd(remote, r1, extra=out), capture_output=True).returncode == 0
     wt2 = checkout(remote, tmp_path / "co2")
     assert len(history.load(wt2 / "history").runs) == 2
-    assert "2 runs in the history" in (wt2 / "index.html").read_text()
+    assert "2 runs in the history" in (site / "index.html").read_text()
 
 
 def test_killed_at_random_moments(tmp_path):
@@ -181,3 +189,38 @@ def test_invalid_results_are_refused_before_touching_the_remote(tmp_path):
     bad.write_text('{"schema": "gorust-bench.results/1"}')
     p = subprocess.run(publish_cmd(tmp_path / "pages.git", bad), capture_output=True, text=True)
     assert p.returncode == 1 and "bad.json" in p.stderr and not (tmp_path / "pages.git").exists()
+
+
+def test_data_js_is_bounded_and_its_series_continue(tmp_path):
+    remote = tmp_path / "pages.git"
+    for i in range(4):
+        r = make_results(tmp_path / f"r{i}.json", i, keys=KEYS)
+        publish.publish(str(remote), "gh-pages", [r], max_items=2, log=lambda *a: None)
+    wt = checkout(remote, tmp_path / "co")
+    runs = history.load(wt / "history").runs
+    assert len(runs) == 4  # the history keeps every run
+    commits = [r["commit"] for r in sorted(runs.values(), key=lambda r: r["date"])]
+    data = data_js.read(wt / "dev/bench/data.js")
+    for name, series in data["entries"].items():
+        assert [e["commit"]["id"] for e in series] == commits[-2:], name  # the newest two, in order
+
+
+def test_a_branch_of_the_older_layout_loses_its_committed_site(tmp_path):
+    remote = tmp_path / "pages.git"
+    r0 = make_results(tmp_path / "r0.json", 0, keys=KEYS)
+    publish.publish(str(remote), "gh-pages", [r0], log=lambda *a: None)
+    wt = checkout(remote, tmp_path / "co")
+    for f in ("index.html", "about.html", "charts/sleep/a.svg", "data/sleep.js", "assets/site.css",
+              ".cache/changepoints.json", ".nojekyll", "dev/bench/index.html"):
+        (wt / f).parent.mkdir(parents=True, exist_ok=True)
+        (wt / f).write_text("old site")
+    git("add", "-A", cwd=wt)
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "the site, as publish used to commit it", cwd=wt)
+    git("push", "-q", "origin", "gh-pages", cwd=wt)
+    r1 = make_results(tmp_path / "r1.json", 1, keys=KEYS)
+    publish.publish(str(remote), "gh-pages", [r1], log=lambda *a: None)
+    wt2 = checkout(remote, tmp_path / "co2")
+    left = {p.relative_to(wt2).as_posix() for p in wt2.rglob("*") if p.is_file() and ".git" not in p.parts}
+    assert {f for f in left if not f.startswith("history/")} == {".gitignore", "dev/bench/data.js",
+                                                                 "dev/bench/index.html"}
+    assert len(history.load(wt2 / "history").runs) == 2

@@ -34,6 +34,7 @@ WRITE_ALLOWED = {
     ("publish.yml", "pr-comment"): {"pull-requests"},
     ("publish.yml", "benchmark-action"): {"contents"},
     ("publish.yml", "history"): {"contents"},
+    ("publish.yml", "deploy"): {"pages", "id-token"},
 }
 PIN = re.compile(r"^\s*(?:-\s+)?uses:\s*(?P<action>[^@\s]+)@(?P<ref>\S+)(?P<rest>.*)$")
 
@@ -211,6 +212,22 @@ def test_publish_follows_bench_and_never_cancels_a_publish():
     assert "github.event.workflow_run.event == 'pull_request'" in pr["if"]
 
 
+def test_the_site_is_deployed_as_a_pages_artifact_not_committed():
+    doc = load("publish.yml")
+    hist, deploy = doc["jobs"]["history"], doc["jobs"]["deploy"]
+    (pub,) = [s for s in hist["steps"] if s.get("name") == "Publish to gh-pages"]
+    assert '--out "$SITE"' in pub["run"] and doc["env"]["SITE"].startswith("${{ github.workspace }}/../")
+    (up,) = [s for s in hist["steps"] if s.get("uses", "").startswith("actions/upload-pages-artifact@")]
+    assert up["with"]["path"] == "${{ env.SITE }}"
+    # the deploy job runs nothing but the action: no checkout, no run step, no token but its own
+    assert deploy["needs"] == "history" and "needs.history.result == 'success'" in deploy["if"]
+    assert "pull_request" in deploy["if"] and "default_branch" in deploy["if"]
+    assert [s["uses"].split("@")[0] for s in deploy["steps"]] == ["actions/deploy-pages"]
+    assert deploy["permissions"] == {"pages": "write", "id-token": "write"}
+    assert deploy["environment"]["name"] == "github-pages"
+    assert deploy["concurrency"]["cancel-in-progress"] is False
+
+
 def test_publish_feeds_github_action_benchmark():
     job = load("publish.yml")["jobs"]["benchmark-action"]
     (step,) = [s for s in job["steps"] if s.get("uses", "").startswith("benchmark-action/github-action-benchmark@")]
@@ -274,7 +291,7 @@ def test_permissions_are_least_privilege():
             writes = {k for k, v in perms.items() if v == "write"}
             assert writes <= WRITE_ALLOWED.get((name, job_id), set()), f"{name}/{job_id}: writes {writes}"
             assert set(perms.values()) <= {"read", "write", "none"}
-            assert "id-token" not in perms
+            assert "id-token" not in perms or (name, job_id) == ("publish.yml", "deploy"), f"{name}/{job_id}"
     assert all(v for v in WRITE_ALLOWED.values())
 
 
@@ -450,8 +467,11 @@ def test_publish_steps_turn_saved_artifacts_into_history_and_site(tmp_path):
     clone = tmp_path / "clone"
     subprocess.run([git, "clone", "-q", "--branch", "gh-pages", str(tmp_path / "remote.git"), str(clone)], check=True)
     files = {p.relative_to(clone).as_posix() for p in clone.rglob("*") if p.is_file() and ".git" not in p.parts}
-    assert "index.html" in files
-    site_text = " ".join(p.read_text(encoding="utf-8", errors="replace") for p in clone.rglob("*.html"))
+    assert "dev/bench/data.js" in files and any(f.startswith("history/") for f in files)
+    assert "index.html" not in files  # the site is not committed: it is the Pages artifact
+    site = tmp_path / "bench-site"  # $SITE, which the upload-pages-artifact step uploads
+    assert (site / "index.html").is_file() and (site / "dev/bench/data.js").is_file()
+    site_text = " ".join(p.read_text(encoding="utf-8", errors="replace") for p in site.rglob("*.html"))
     assert "linux" in site_text and "macos" in site_text
     # publishing the same artifacts again adds nothing
     head = subprocess.run([git, "-C", str(tmp_path / "remote.git"), "rev-parse", "gh-pages"], capture_output=True, text=True).stdout

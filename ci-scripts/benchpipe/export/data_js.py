@@ -1,7 +1,10 @@
 """github-action-benchmark's own store, `dev/bench/data.js` on gh-pages
 (`window.BENCHMARK_DATA = {lastUpdate, repoUrl, entries: {set: [entry, ...]}}`): read it,
-and append new history runs to it in the action's format (sets and benches from
-export.benchmark_action), keeping whatever the action itself wrote there."""
+append new history runs to it in the action's format (sets and benches from
+export.benchmark_action), keeping whatever the action itself wrote there, and bound it:
+each series (set) keeps its newest MAX_ITEMS entries, as the action's own
+`max-items-in-chart` does. The series goes on; only its oldest entries leave data.js
+(the history keeps every run)."""
 
 from __future__ import annotations
 
@@ -15,6 +18,9 @@ from benchpipe.export import benchmark_action
 from benchpipe.fsutil import atomic_write_text
 
 DATA_JS_PREFIX = "window.BENCHMARK_DATA = "
+# Entries per series kept in data.js: a year and a half of nightly runs. The action
+# compares a new result with a series' latest entry only, so its alerts need just that.
+MAX_ITEMS = 500
 
 
 def read(path: Path) -> dict:
@@ -47,13 +53,14 @@ def commit_object(run: dict, commit_id: str, repo_url: str) -> dict:
             "url": f"{repo_url.rstrip('/')}/commit/{commit_id}" if repo_url else ""}
 
 
-def update(path, new_runs: list[dict], new_entries: list[dict], repo_url: str = "") -> int:
+def update(path, new_runs: list[dict], new_entries: list[dict], repo_url: str = "", max_items: int = MAX_ITEMS) -> int:
     """Append the new runs to github-action-benchmark's dev/bench/data.js (keeping
     whatever the action itself wrote there; sets and benches: export.benchmark_action).
     One entry per set and commit: the shards of one commit (several runs) go into one
     entry, else the action, which compares only with a set's latest entry, would compare
-    each shard with the one before it and never see the others. Returns the number of
-    entries added or extended."""
+    each shard with the one before it and never see the others. A series longer than
+    max_items (0: unbounded) loses its oldest entries. Returns the number of entries
+    added or extended."""
     path = Path(path)
     data = read(path) if path.exists() else {"lastUpdate": 0, "repoUrl": repo_url, "entries": {}}
     if repo_url and not data.get("repoUrl"):
@@ -80,7 +87,13 @@ def update(path, new_runs: list[dict], new_entries: list[dict], repo_url: str = 
         if fresh:
             entry["benches"].extend(fresh)
             changed += 1
-    if changed:
+    trimmed = False
+    if max_items > 0:
+        for name, series in data["entries"].items():
+            if len(series) > max_items:  # oldest first, as appended (the action's order too)
+                data["entries"][name] = series[-max_items:]
+                trimmed = True
+    if changed or trimmed:
         data["lastUpdate"] = int(datetime.now(timezone.utc).timestamp() * 1000)
         atomic_write_text(path, DATA_JS_PREFIX + json.dumps(data, indent=2) + "\n")
     return changed

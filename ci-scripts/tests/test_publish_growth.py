@@ -1,0 +1,29 @@
+"""The gh-pages repository's growth per night, through the real publish path: a local
+bare repository whose branch holds a small synthetic history takes two more nights
+(`bench publish`'s function, the site rendered into a folder as publish.yml does), `git
+gc` after each. A night adds its history entries and data.js, not a site: with the site
+committed (the older layout) this case grew ~600 KiB a night; without it, 60-90 KiB
+(devtools/pagesgrowth.py, README)."""
+
+from __future__ import annotations
+
+import subprocess
+
+from devtools import pagesgrowth, synthetic
+
+BOUND = 256 * 1024  # bytes a night may add to the packed repository, in this small case
+
+
+def test_a_night_adds_kilobytes_not_megabytes(tmp_path):
+    keys = synthetic.keys_for("smoke", toolchains={"go": synthetic.GO_TOOLCHAINS[-1:],
+                                                   "rust": synthetic.RUST_TOOLCHAINS[-1:]})
+    remote = tmp_path / "pages.git"
+    pagesgrowth.seed(remote, tmp_path, 5, keys, ("linux",))
+    rows = pagesgrowth.nights(remote, tmp_path, 5, 2, keys, ("linux",), detect=False, jobs=1, log=print)
+    for row in rows:
+        assert 0 < row["growth"] < BOUND, f"night {row['night']} added {row['growth'] / 1024:.0f} KiB"
+    # the site was rendered (into the folder publish.yml deploys), not committed
+    assert (tmp_path / "site" / "index.html").is_file()
+    files = subprocess.run(["git", "--git-dir", str(remote), "ls-tree", "-r", "--name-only", "gh-pages"],
+                           capture_output=True, text=True, check=True).stdout.split()
+    assert files and all(f.startswith(("history/", "dev/bench/")) or f == ".gitignore" for f in files)
