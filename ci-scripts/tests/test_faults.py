@@ -116,7 +116,7 @@ def test_records_are_those_of_measured_runs_and_ab_runs_interleave(tmp_path):
     out = tmp_path / "out"
     log = tmp_path / "runs.log"
     res = run_bench("run", "--preset", "quick", "--manifest", manifest, "--out", out, "--scenario", "cpu",
-                    "--runs", "4", "--no-summary", env={"FAKE_LOG": str(log)})
+                    "--runs", "4", "--instructions", "0", "--no-summary", env={"FAKE_LOG": str(log)})
     assert res.returncode == 0, res.stderr
     doc = results.load(out / "results.json")
     assert doc["env"]["labels"] == {"base": "base-commit", "head": "head-commit"}
@@ -141,7 +141,8 @@ def test_warmup_records_are_dropped(tmp_path):
     out = tmp_path / "out"
     log = tmp_path / "runs.log"
     res = run_bench("run", "--preset", "quick", "--manifest", manifest, "--out", out, "--scenario", "fanout",
-                    "--variant", "channels", "--runs", "3", "--no-summary", env={"FAKE_LOG": str(log)})
+                    "--variant", "channels", "--runs", "3", "--instructions", "0", "--no-summary",
+                    env={"FAKE_LOG": str(log)})
     assert res.returncode == 0, res.stderr
     (b,) = results.load(out / "results.json")["benchmarks"]
     assert [r["metrics"]["seq"] for r in b["records"]] == [2, 3, 4]

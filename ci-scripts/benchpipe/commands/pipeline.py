@@ -32,6 +32,8 @@ def add_arguments(p):
     p.add_argument("--rust", default=RunOptions.rust,
                    help="Rust toolchains, comma-separated (default: the cargo on PATH)")
     p.add_argument("--runs", type=int, help="measured runs per benchmark (default: the preset's)")
+    p.add_argument("--instructions", type=int, metavar="N",
+                   help="instruction-count runs per benchmark under Valgrind (Linux; default: the preset's; 0: none)")
     p.add_argument("--results", type=Path, help="results folder (default: results/<UTC timestamp>/)")
     p.add_argument("--build-dir", default=RunOptions.build_dir, help="where builds go (default: .bench/build)")
     p.add_argument("--pages", default=str(ROOT / ".bench" / "pages.git"),
@@ -58,7 +60,7 @@ def run(args) -> int:
     _step(2, total, f"build and run the {args.preset} preset (results in {out})")
     options = RunOptions(preset=args.preset, scenario=args.scenario, variant=args.variant, lang=args.lang,
                          build=args.build, go=args.go, rust=args.rust, runs=args.runs, out=str(out),
-                         build_dir=args.build_dir)
+                         build_dir=args.build_dir, instructions=args.instructions)
     run_code = run_benchmarks(options)  # 1 when a benchmark failed: still published
     results_file = out / "results.json"
     doc = results.load(results_file)
