@@ -1,7 +1,8 @@
 """The compared metrics are declared once (benchpipe/metrics.py) and every stage loops
-over them. The proof: a metric registered here, in the test, and nowhere else (as the
-instruction counts of a coming issue will be: their own unit and threshold, measured on
-Linux only, absent from some benchmarks) is judged by compare, calibrated, kept in the
+over them. The proof: a metric registered here, in the test, and nowhere else (a
+stand-in written before the real instruction counts of benchpipe/instructions.py, which
+it replaces in the registry for these tests: its own unit and threshold, measured on
+Linux only, absent from some benchmarks, read from the records) is judged by compare, calibrated, kept in the
 history, searched for change points, shown on the Compiler versions page, charted and
 put on the site. The one other file such a metric touches is the history's schema (its
 name and the entry field of its summary), which the schema test below keeps equal to the
