@@ -109,9 +109,11 @@ def render(report: Report) -> str:
     if rest:
         out += [f"<details><summary>{len(rest)} not flagged</summary>", ""]
         rows = []
+        # an optional metric (instructions: Linux only) gets columns where it was measured
+        shown = [n for n, m in METRICS.items() if not m.optional or any(n in c.metrics for c in report.comparisons)]
         for c in rest:
             row = [_bench_cell(c, show_sides)]
-            for metric in METRICS:
+            for metric in shown:
                 m = c.metrics.get(metric)
                 row += [fmt_ratio(m.ratio) if m else "–", fmt_p(m.judged_p) if m else "–"]
             notes = "; ".join(escape(m.note) for m in c.metrics.values() if m.note)
@@ -119,9 +121,9 @@ def render(report: Report) -> str:
             row += [f"±{_pct(t.resolution)}" if t and t.resolution is not None else "–",
                     escape(c.verdict) + (f" ({notes})" if notes else "")]
             rows.append(row)
-        header = (["benchmark"] + [h for m in METRICS for h in (f"{m} ratio", "p")]
+        header = (["benchmark"] + [h for m in shown for h in (f"{m} ratio", "p")]
                   + [f"{HEADLINE.name}: could see", "verdict"])
-        out += [table(header, rows, ["l"] + ["r"] * (2 * len(METRICS) + 1) + ["l"]), "", "</details>", ""]
+        out += [table(header, rows, ["l"] + ["r"] * (2 * len(shown) + 1) + ["l"]), "", "</details>", ""]
 
     out += signals_section(report)
     out += ["### How to read this", ""]
