@@ -182,6 +182,13 @@ class BenchSpec:
             argv += [f"--{name}", str(resolve_cpus(value))]
         return argv
 
+    def commands(self, program: str, workdir: Path) -> tuple[list[str], list[str] | None]:
+        """The command and, where the scenario has one, its setup command (the same
+        arguments); path parameters (--dir, --db) point into the benchmark's own workdir."""
+        extra = {p.name: str(workdir / str(p.default)) for p in self.scenario.params.values() if p.type == "path"}
+        command = self.argv(program, extra)
+        return command, ([program, "setup", self.scenario.name, *command[4:]] if self.scenario.setup else None)
+
 
 @dataclass(frozen=True)
 class Catalogue:

@@ -23,6 +23,7 @@ Linux only (Valgrind's home; macOS and Windows say "not measured on this OS").""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import re
@@ -112,7 +113,7 @@ def read_count(out_dir: Path) -> int:
 def cv(counts: list[int]) -> float | None:
     """The robust coefficient of variation of one side's counts: 1.4826 x MAD / median,
     the standard deviation's estimate that one odd run (a GC cycle) does not inflate, as
-    the trimmed test sets it aside (None: fewer than 2)."""
+    the count test sets such runs aside (stats.usual_counts) (None: fewer than 2)."""
     if len(counts) < 2 or not all(c > 0 for c in counts):
         return None
     return float(sps.median_abs_deviation(counts, scale="normal") / statistics.median(counts))
@@ -137,14 +138,11 @@ def not_judged_why(entry: dict | None) -> str:
     return f"instructions not deterministic ({spread}: {cause})"
 
 
-def pass_argv(job, params: dict) -> tuple[list[str], list[str] | None]:
+def pass_commands(job, params: dict) -> tuple[list[str], list[str] | None]:
     """The job's command and setup with the instruction pass's sizes (the scenario's
     `instructions.params` over the job's own)."""
-    spec = job.spec.__class__(job.spec.scenario, job.spec.variant, job.spec.build, {**job.spec.params, **params})
-    extra = {p.name: str(job.workdir / str(p.default)) for p in spec.scenario.params.values() if p.type == "path"}
-    argv = spec.argv(job.command[0], extra)
-    prepare = [argv[0], "setup", spec.scenario.name, *argv[4:]] if spec.scenario.setup else None
-    return argv, prepare
+    spec = dataclasses.replace(job.spec, params={**job.spec.params, **params})
+    return spec.commands(job.command[0], job.workdir)
 
 
 def pass_params(scenario, scale: float = 1.0) -> dict:
@@ -172,12 +170,13 @@ def measure_group(group: list, runs: int, hf_path: str, env: dict, timeout_s: fl
         env_ = {**LANG_ENV.get(j.key["lang"], {}), **how.env.get(j.key["lang"], {})}
         if env_:
             j.instructions["env"] = env_
+    cmds = {id(j): pass_commands(j, params) for j in todo}
     failed: dict[int, str] = {}
     for r in range(runs):
         for j in (todo if r % 2 == 0 else list(reversed(todo))):
             if id(j) in failed:
                 continue
-            problem = _one(j, r, params, hf_path, env, timeout_s)
+            problem = _one(j, r, *cmds[id(j)], hf_path, env, timeout_s)
             if problem:
                 failed[id(j)] = problem
     for j in todo:
@@ -195,12 +194,12 @@ def measure_group(group: list, runs: int, hf_path: str, env: dict, timeout_s: fl
         j.instructions["checksum"] = sums[0]
 
 
-def _one(job, r: int, params: dict, hf_path: str, env: dict, timeout_s: float) -> str | None:
+def _one(job, r: int, argv: list[str], prepare: list[str] | None, hf_path: str, env: dict,
+         timeout_s: float) -> str | None:
     """One counted run of a job; the problem, or None."""
     out_dir = job.workdir / f"instructions-{r}"
     shutil.rmtree(out_dir, ignore_errors=True)
     out_dir.mkdir(parents=True)
-    argv, prepare = pass_argv(job, params)
     try:
         inv = hyperfine.run(hf_path, command(argv, out_dir), runs=1, warmup=0, workdir=job.workdir,
                             env={**env, **job.instructions.get("env", {})},
@@ -233,12 +232,3 @@ def samples(bench: dict) -> list[float]:
     entry = bench.get("instructions")
     return [float(c) for c in entry["counts"]] if judged(entry) else []
 
-
-def environment_note(env: dict | None) -> str:
-    """One line on whether and how instructions were counted in a run."""
-    s = (env or {}).get("instructions")
-    if not s:
-        return ""
-    if not s.get("measured"):
-        return f"instructions: {s.get('why', 'not measured')}"
-    return f"instructions: {s.get('valgrind', 'valgrind')} {' '.join(s.get('options', ()))}"

@@ -174,11 +174,7 @@ def make_jobs(specs: list[BenchSpec], builds: list[Built], workroot: Path, ab: b
             if ab:
                 key["label"] = built.label
             workdir = workroot / f"{len(jobs):04d}"
-            # Path parameters (--dir, --db) point into this benchmark's own temp dir.
-            extra = {p.name: str(workdir / str(p.default)) for p in spec.scenario.params.values() if p.type == "path"}
-            exe = built.path_for(spec.scenario.name)
-            command = spec.argv(exe, extra)
-            prepare = [exe, "setup", spec.scenario.name, *command[4:]] if spec.scenario.setup else None
+            command, prepare = spec.commands(built.path_for(spec.scenario.name), workdir)
             jobs.append(Job(spec, built, key, key_id(key), command, prepare, workdir))
     return jobs
 
