@@ -161,12 +161,8 @@ def our_children() -> set[int]:
     return kids if kids is not None else {c for c, pp in _parents().items() if pp == me}
 
 
-def kill_escaped(before: set[int]) -> int:
-    """Kill and reap what a benchmark left behind: children of ours that were not there
-    before it started (escaped grandchildren, re-parented to us), with their descendants."""
-    if not _SUBREAPER:
-        return 0
-    me = os.getpid()
+def _new_tree(me: int, before: set[int]) -> tuple[set[int], set[int]]:
+    """Our children that were not there before, and every descendant of theirs."""
     kids = _children(me)
     new = (kids - before) if kids is not None else None
     below = _walk(new, _children) if new is not None else None
@@ -174,18 +170,50 @@ def kill_escaped(before: set[int]) -> int:
         parents = _parents()
         new = {c for c, pp in parents.items() if pp == me and c not in before}
         below = _descendants(parents, new)
-    victims = new | below
-    for pid in victims:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
-    for pid in new:
-        try:
-            os.waitpid(pid, 0)
-        except OSError:
-            pass
-    return len(victims)
+    return new, below
+
+
+def _settled(pid: int) -> bool:
+    """Gone, or a zombie: its exit is done, so its children have been handed on to us."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except (OSError, IndexError):
+        return True
+
+
+def kill_escaped(before: set[int], settle_s: float = 5.0) -> int:
+    """Kill and reap what a benchmark left behind: children of ours that were not there
+    before it started (escaped grandchildren, re-parented to us), with their descendants.
+    In rounds, because a process still dying when we look has not yet handed its children
+    on to us (one was seen to outlive a timed-out benchmark that way): each round waits
+    until what it killed has finished exiting, and the next looks again, until one finds
+    nothing new."""
+    if not _SUBREAPER:
+        return 0
+    me, seen = os.getpid(), set()
+    deadline = time.monotonic() + settle_s
+    while True:
+        new, below = _new_tree(me, before)
+        victims = new | below
+        if not victims:
+            return len(seen)
+        seen |= victims
+        for pid in victims:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        for pid in new:
+            try:
+                os.waitpid(pid, 0)
+            except OSError:
+                pass
+        while below and time.monotonic() < deadline:
+            below = {pid for pid in below if not _settled(pid)}
+            if below:
+                time.sleep(0.005)
+        if time.monotonic() >= deadline:
+            return len(seen)
 
 
 def _kill_group(proc: subprocess.Popen) -> None:

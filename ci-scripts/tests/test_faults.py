@@ -199,6 +199,35 @@ def test_escaped_grandchildren_are_killed_with_the_benchmark(tmp_path):
     assert all("left" in b["reason"] and "killed" in b["reason"] for b in doc["benchmarks"])
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a child subreaper is Linux only")
+def test_a_grandchild_is_caught_when_its_parent_is_still_dying_as_we_look():
+    """kill_escaped right after its parent was killed, while that parent may still be exiting
+    and not yet have handed its child on to us (CI once saw a timed-out benchmark's escaped
+    grandchild outlive the run that way): in rounds, it finds and kills the grandchild every time."""
+    import signal
+    import subprocess
+
+    from benchpipe import hyperfine
+    assert hyperfine.become_subreaper()
+    survivors = []
+    for _ in range(60):
+        before = hyperfine.our_children()
+        r, w = os.pipe()
+        mid = subprocess.Popen([sys.executable, "-c",
+                                "import os, subprocess, sys, time\n"
+                                "k = subprocess.Popen(['sleep', '3600'], start_new_session=True)\n"
+                                f"os.write({w}, str(k.pid).encode()); time.sleep(3600)"], pass_fds=(w,))
+        os.close(w)
+        kid = int(os.read(r, 100))
+        os.close(r)
+        os.kill(mid.pid, signal.SIGKILL)
+        assert hyperfine.kill_escaped(before) >= 2
+        if _alive(kid):
+            survivors.append(kid)
+            os.kill(kid, signal.SIGKILL)
+    assert not survivors
+
+
 def test_a_process_tree_is_walked_from_the_childrens_files_and_from_a_scan_alike():
     """kill_escaped finds what a benchmark left behind from /proc/<pid>/task/*/children
     (a few reads a run) and, where the kernel has no such files, from one scan of every
