@@ -104,10 +104,12 @@ class Build:
     colour: str = "#555555"
     dash: int = 1         # gnuplot dash type of its lines
     # A second program of this build, from the same source, that runs the scenarios
-    # declaring `split = true` (Go: gobench-sql, build tag sql; the catalogue says why).
+    # declaring `split = true` (Go: gobench-sql, build tag sql; Rust: rsbench-sql, cargo
+    # feature sql, which the lean program is built without; the catalogue says why).
     split_program: str = ""
     split_tags: str = ""
     split_scenarios: tuple[str, ...] = ()
+    split_features: str = ""
 
     def program_for(self, scenario: str) -> str:
         """The program of this build that runs the scenario."""
@@ -274,7 +276,7 @@ def _parse(raw: dict, path: Path) -> Catalogue:
         name: Build(name, b["lang"], b["program"], b["allocator"], b["description"], b.get("label", name),
                     b.get("colour", "#555555"), int(b.get("dash", 1)),
                     b.get("split", {}).get("program", ""), b.get("split", {}).get("tags", ""),
-                    split if b.get("split", {}).get("program") else ())
+                    split if b.get("split", {}).get("program") else (), b.get("split", {}).get("features", ""))
         for name, b in raw["builds"].items()
     }
     for b in builds.values():
@@ -283,8 +285,11 @@ def _parse(raw: dict, path: Path) -> Catalogue:
             raise ValueError(f"build {b.name!r}: a name of lower-case letters, digits and dashes, and a colour #rrggbb")
     for name, b in raw["builds"].items():
         sp = b.get("split", {})
-        if set(sp) - {"program", "tags"} or (sp and (not sp.get("program") or sp["program"] == b["program"])):
-            raise ValueError(f"build {name}: split is a program of its own (program) and its Go build tags (tags)")
+        given = {"go": "tags", "rust": "features"}.get(b["lang"], "")
+        if set(sp) - {"program", given} or (sp and (not sp.get("program") or sp["program"] == b["program"])) or \
+                not all(isinstance(v, str) for v in sp.values()):
+            raise ValueError(f"build {name}: split is a program of its own (program) and the Go build tags (tags) "
+                             "or Rust cargo features (features) that give it its scenarios")
     if split and not any(b.split_program for b in builds.values()):
         raise ValueError(f"scenarios {', '.join(split)} say split = true, but no build has a split program")
     scenarios = {}

@@ -292,15 +292,28 @@ def build_rust(cat: Catalogue, source: Path, request: str, out_dir: Path, label:
     # another's cache, and nothing is rebuilt when the sources did not change.
     target = (out_dir / label / request / "target").resolve()
     env = reproducible_rust_env(env, source, src.resolve(), target)
-    _run([cargo, *plus, "build", "--release", "--locked", "--target-dir", str(target)], src, env,
+    rust = [b for b in cat.builds.values() if b.lang == "rust"]
+    # The lean programs without the default features (Cargo.toml: `sql` is a default so
+    # that cargo test and clippy see every scenario), then each split program with its
+    # features: `--bin` builds that program alone, so the lean ones stay as they are.
+    base = [cargo, *plus, "build", "--release", "--locked", "--target-dir", str(target)]
+    _run([*base, "--no-default-features", *[a for b in rust for a in ("--bin", b.program)]], src, env,
          f"cargo build ({request})", quiet)
+    for features in sorted({b.split_features for b in rust if b.split_program}):
+        _run([*base, "--features", features, *[a for b in rust if b.split_program and b.split_features == features
+                                                 for a in ("--bin", b.split_program)]],
+             src, env, f"cargo build --features {features} ({request})", quiet)
     out = []
-    for b in (b for b in cat.builds.values() if b.lang == "rust"):
+    for b in rust:
         exe = target / "release" / (b.program + EXE)
-        if not exe.is_file():
-            raise BenchError(f"cargo build ({request}) did not produce {exe}")
+        paths = {}
+        if b.split_program:
+            paths = {sc: str(target / "release" / (b.split_program + EXE)) for sc in b.split_scenarios}
+        for path in {str(exe), *paths.values()}:
+            if not Path(path).is_file():
+                raise BenchError(f"cargo build ({request}) did not produce {path}")
         out.append(Built(b.name, "rust", b.program, program_toolchain(str(exe)), request, version, str(exe), label,
-                         git_commit(source), channel_of(request, "rust")))
+                         git_commit(source), channel_of(request, "rust"), paths))
     return out, sqlite_link.find(target)
 
 

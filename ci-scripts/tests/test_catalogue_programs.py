@@ -42,6 +42,19 @@ def test_list_matches_catalogue(programs, cat, build):
 
 
 @pytest.mark.parametrize("build", ["go", "rust-system", "rust-mimalloc"])
+def test_a_lean_program_says_which_program_runs_a_split_scenario(programs, cat, build):
+    """The lean program (built without the SQL scenarios: Go's tag sql, Rust's feature sql)
+    refuses a split scenario in one line that names the program that runs it."""
+    prog, b = programs[build], cat.builds[build]
+    assert b.split_scenarios, f"{build}: the catalogue gives it no split program"
+    for scenario in b.split_scenarios:
+        res = subprocess.run([prog.path, scenario, "--variant", cat.scenarios[scenario].variants[b.lang][0]],
+                             capture_output=True, text=True, timeout=60)
+        assert res.returncode == 2 and len(res.stderr.strip().splitlines()) == 1, res.stderr
+        assert b.split_program in res.stderr and scenario in res.stderr, res.stderr
+
+
+@pytest.mark.parametrize("build", ["go", "rust-system", "rust-mimalloc"])
 def test_setup_accepts_every_scenario_without_variant(programs, cat, build, tmp_path):
     """Contract 1: `<prog> setup <scenario> [--param value ...]` (no --variant);
     scenarios without setup accept it and do nothing."""
@@ -141,3 +154,30 @@ def test_a_scenario_without_its_rust_module_does_not_build(build_dir, tmp_path):
                          env={**os.environ, "PATH": tools.path_with_extras()})
     assert res.returncode != 0, res.stderr[-2000:]
     assert "ghost.rs" in res.stderr, res.stderr[-2000:]
+
+
+@pytest.mark.parametrize("lang_key", [("go", "features"), ("rust-system", "tags")])
+def test_a_split_names_what_its_language_builds_it_with(tmp_path, lang_key):
+    """A build's split gives its program and Go's build tags or Rust's cargo features;
+    the other language's key is refused in one line that says which is which."""
+    from benchpipe import catalogue
+    build, wrong = lang_key
+    text = catalogue.CATALOGUE_PATH.read_text(encoding="utf-8")
+    head = f"[builds.{build}.split]\n"
+    assert head in text
+    start = text.index(head) + len(head)
+    end = text.index("\n[", start)
+    bad = tmp_path / "catalogue.toml"
+    bad.write_text(text[:start] + f'program = "other"\n{wrong} = "sql"\n' + text[end:], encoding="utf-8")
+    from benchpipe.errors import BenchError
+    with pytest.raises(BenchError, match=f"malformed catalogue: build {build}: split is a program of its own"):
+        catalogue.load(bad)
+
+
+def test_the_record_schema_names_every_program_of_the_catalogue(cat):
+    """A record's `program` is one of the catalogue's programs, lean and split: the schema's
+    list is checked against the catalogue, so a new program cannot be refused by it."""
+    from benchpipe import SCHEMAS
+    doc = json.loads((SCHEMAS / "record.schema.json").read_text(encoding="utf-8"))
+    programs = {p for b in cat.builds.values() for p in (b.program, b.split_program) if p}
+    assert set(doc["properties"]["program"]["enum"]) == programs

@@ -1,6 +1,6 @@
 """The Windows builds, built here and run under Wine (issue 14, item 7): gobench for
 windows/amd64 (the lean program without cgo, gobench-sql with cgo through mingw-w64) and
-rsbench / rsbench-mimalloc for x86_64-pc-windows-gnu. Every scenario at smoke size
+rsbench / rsbench-mimalloc (and their -sql programs) for x86_64-pc-windows-gnu. Every scenario at smoke size
 (the database scenarios against the tests' servers on 127.0.0.1),
 every variant of every build: exit 0, the same checksums as the Linux builds, the
 program's own peak memory (GetProcessMemoryInfo) non-zero, the record saying windows.
@@ -67,7 +67,7 @@ def wine_env(build_dir):
 @dataclass(frozen=True)
 class WinProgram:
     path: Path
-    split_path: Path | None = None   # gobench-sql: the scenarios that say split = true
+    split_path: Path | None = None   # gobench-sql, rsbench-sql: the scenarios that say split = true
     split: tuple[str, ...] = ()
 
     def path_for(self, scenario: str) -> str:
@@ -90,12 +90,18 @@ def windows_programs(build_dir, cat) -> dict[str, WinProgram]:
     if RUST_TARGET not in installed_rust_targets():
         unavailable(f"rust target {RUST_TARGET} missing (rustup target add {RUST_TARGET})",
                     f"rust target {RUST_TARGET} missing (install-tools.sh adds it)")
-    _sh(["cargo", "build", "--release", "--locked", "--target", RUST_TARGET, "--target-dir", str(out / "rust")],
-        f"cargo build --target {RUST_TARGET}", cwd=ROOT / "rust",
-        env={**os.environ, "PATH": tools.path_with_extras()}, timeout=3600)
+    # As toolchains.build_rust builds them: the lean programs without the default feature
+    # sql, the split ones with their features.
+    rust = [cat.builds["rust-system"], cat.builds["rust-mimalloc"]]
+    cargo = ["cargo", "build", "--release", "--locked", "--target", RUST_TARGET, "--target-dir", str(out / "rust")]
+    for extra in (["--no-default-features", *[a for b in rust for a in ("--bin", b.program)]],
+                  *(["--features", b.split_features, "--bin", b.split_program] for b in rust)):
+        _sh([*cargo, *extra], f"cargo build --target {RUST_TARGET} {' '.join(extra)}", cwd=ROOT / "rust",
+            env={**os.environ, "PATH": tools.path_with_extras()}, timeout=3600)
     rel = out / "rust" / RUST_TARGET / "release"
     return {"go": WinProgram(out / "gobench.exe", split, go.split_scenarios),
-            "rust-system": WinProgram(rel / "rsbench.exe"), "rust-mimalloc": WinProgram(rel / "rsbench-mimalloc.exe")}
+            **{b.name: WinProgram(rel / f"{b.program}.exe", rel / f"{b.split_program}.exe", b.split_scenarios)
+               for b in rust}}
 
 
 def _windows_record(rec: dict) -> None:

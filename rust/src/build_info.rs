@@ -20,6 +20,16 @@ impl Build {
         build: "rust-mimalloc",
         allocator: "mimalloc",
     };
+    #[cfg(feature = "sql")]
+    pub const SYSTEM_SQL: Build = Build {
+        program: "rsbench-sql",
+        ..Build::SYSTEM
+    };
+    #[cfg(feature = "sql")]
+    pub const MIMALLOC_SQL: Build = Build {
+        program: "rsbench-mimalloc-sql",
+        ..Build::MIMALLOC
+    };
 }
 
 pub const RUSTC_VERSION: &str = env!("RSBENCH_RUSTC_VERSION");

@@ -1,8 +1,9 @@
 //! rsbench: the Rust half of the Go-vs-Rust concurrency benchmarks.
 //!
-//! One module per concern, mirroring the Go program file by file. The two binaries
-//! (`rsbench`, `rsbench-mimalloc`) differ only in their global allocator and call
-//! [`main`] with their [`Build`]. The scenarios' own modules are declared by
+//! One module per concern, mirroring the Go program file by file. The binaries
+//! (`rsbench`, `rsbench-mimalloc`, and with the feature `sql` the SQL scenarios'
+//! `rsbench-sql`, `rsbench-mimalloc-sql`) differ only in their global allocator and
+//! scenarios, and call [`main`] with their [`Build`]. The scenarios' own modules are declared by
 //! `scenarios`, whose table build.rs makes from ci-scripts/catalogue.toml.
 
 pub mod build_info;
@@ -19,6 +20,7 @@ pub mod record;
 pub mod repeat;
 pub mod runtime;
 pub mod scenarios;
+#[cfg(feature = "sql")]
 pub mod sql_common;
 pub mod sysinfo;
 pub mod valgrind;

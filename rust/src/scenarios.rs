@@ -12,6 +12,12 @@ pub fn find(name: &str) -> Option<&'static Scenario> {
     SCENARIOS.iter().find(|s| s.name == name)
 }
 
+/// A scenario of the catalogue that this program does not run because it is in the
+/// programs built with the feature `sql` (catalogue: `split = true`).
+pub fn elsewhere(name: &str) -> bool {
+    ELSEWHERE.contains(&name)
+}
+
 /// The `scenarios` object of `list`.
 pub fn scenarios_json() -> Value {
     let scenarios = SCENARIOS
