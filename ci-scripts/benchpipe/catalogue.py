@@ -124,6 +124,7 @@ class InstructionPass:
     params: dict = field(default_factory=dict)
     unsteady: dict = field(default_factory=dict)   # lang -> cause (with the measured CV)
     env: dict = field(default_factory=dict)        # lang -> environment of the pass (a control, both sides alike)
+    run_s: float = 1.0   # seconds one counted run takes under Valgrind, Linux runner (bench matrix's estimate)
 
 
 @dataclass(frozen=True)
@@ -342,17 +343,20 @@ def _parse(raw: dict, path: Path) -> Catalogue:
             only[v] = {k: tuple(x) for k, x in rules.items()}
         ins = s.get("instructions", {})
         langs = {b["lang"] for b in raw["builds"].values()}
-        if set(ins) - {"params", "unsteady", "env"} or set(ins.get("params", {})) - set(params) \
-                or set(ins.get("unsteady", {})) - langs or set(ins.get("env", {})) - langs:
+        if set(ins) - {"params", "unsteady", "env", "run_s"} or set(ins.get("params", {})) - set(params) \
+                or set(ins.get("unsteady", {})) - langs or set(ins.get("env", {})) - langs \
+                or type(ins.get("run_s", 1.0)) not in (int, float) or not 0 < ins.get("run_s", 1.0) <= 3600:
             raise ValueError(f"scenario {name}: instructions has params (the pass's sizes: parameters of the "
-                             "scenario), unsteady (language -> why its counts are not deterministic) and env "
-                             "(language -> environment variables of the pass)")
+                             "scenario), unsteady (language -> why its counts are not deterministic), env "
+                             "(language -> environment variables of the pass) and run_s (seconds a counted run "
+                             "takes, for bench matrix)")
         scenarios[name] = Scenario(
             name, s["title"], tuple(s["seeds"]), bool(s["setup"]), s["size"],
             variants, params, grids, pairs, only,
             {k: float(v) for k, v in s.get("run_s", {}).items()}, scale,
             bool(s.get("split", False)), str(s.get("service", "")), tuple(s.get("parity", ())),
             InstructionPass(dict(ins.get("params", {})), {k: str(v) for k, v in ins.get("unsteady", {}).items()},
-                            {k: {n: str(x) for n, x in v.items()} for k, v in ins.get("env", {}).items()}),
+                            {k: {n: str(x) for n, x in v.items()} for k, v in ins.get("env", {}).items()},
+                            float(ins.get("run_s", 1.0))),
         )
     return Catalogue(presets, builds, scenarios, path)

@@ -97,6 +97,27 @@ def test_matrix_estimate_grows_with_the_toolchains(capsys):
     assert len(five) >= len(one)
 
 
+def test_matrix_counts_the_instruction_pass_on_linux_legs_only(capsys):
+    """Linux jobs also count instructions (the preset's instruction_runs more runs of every
+    benchmark on every side, at the scenario's instructions.run_s): their estimate is that
+    much longer than the Windows and macOS jobs' of the same shard; a runner label naming
+    no OS is taken for Linux, the longer case."""
+    cat = catalogue.load()
+    rows = matrix(capsys, "--event", "pull_request")
+    by = {r["runs-on"]: r for r in rows}
+    specs = cat.benchmarks("quick")
+    runs = cat.preset("quick").instruction_runs
+    assert runs > 0
+    pass_min = sum(2 * runs * (s.scenario.instructions.run_s + matrix_cmd.OVERHEAD_S) for s in specs) / 60
+    assert pass_min > 5, "the quick preset's pass takes minutes a side"
+    for other in ("windows-latest", "macos-latest"):
+        assert by["ubuntu-latest"]["estimate_min"] - by[other]["estimate_min"] == pytest.approx(pass_min, abs=1)
+        assert by["ubuntu-latest"]["worst_min"] - by[other]["worst_min"] == pytest.approx(pass_min, abs=1)
+    assert [matrix_cmd.counts_instructions(x) for x in ("ubuntu-24.04-arm", "windows-2025", "macos-15",
+                                                         ["self-hosted", "gpu"], ["self-hosted", "macOS"])] == \
+        [True, False, False, True, False]
+
+
 def test_matrix_dispatch_inputs_and_self_hosted_runners(capsys):
     rows = matrix(capsys, "--event", "workflow_dispatch", "--preset", "full", "--scenarios", "cpu, sleep",
                   "--go", "1.25.x,stable", "--rust", "beta", "--runners", "self-hosted,linux,x64; self-hosted,macOS")

@@ -8,7 +8,9 @@ Rust stable; push: standard preset; schedule: standard preset across Go
 oldstable/stable and Rust stable/beta/nightly); the workflow_dispatch inputs override
 them. Large presets are split into shards by scenario, sized by an estimate of each
 job's time (catalogue `run_s`: a scenario's seconds per run in each preset, plus the
-harness's cost per run) so the
+harness's cost per run, and on Linux the instruction pass: `instruction_runs` counted
+runs of every benchmark at the scenario's `instructions.run_s`; shards are sized for
+that, the longest leg) so the
 slowest job stays well inside the job's time limit; the estimate is printed. The
 scenarios come from the catalogue; nothing here repeats them.
 
@@ -121,26 +123,36 @@ class Estimate:
     build_min: float
     runs: int
     warmup: int
-    per_unit: dict[tuple[str, str], list[tuple[int, float]]]  # (scenario, build) -> [(sides, s per run)]
+    per_unit: dict[tuple[str, str], list[tuple[int, float, float]]]  # (scenario, build) -> [(sides, s per run,
+    #                                                                   s of its instruction pass per side)]
     budget_s: float = 0.0   # the preset's sample_budget_s: looks past 3 x runs within it
 
-    def minutes(self, units, rounds: float) -> float:
+    def minutes(self, units, rounds: float, counting: bool = True) -> float:
         """Running `units` with interleaved groups taking `rounds` x runs rounds; at the
         worst case (WORST_ROUNDS) a group may also take the later looks its budget
-        affords (runner.Sequential: at most the budget, at most 12 x runs)."""
+        affords (runner.Sequential: at most the budget, at most 12 x runs). counting:
+        the job also counts instructions (Linux), `instruction_runs` more runs of every
+        benchmark on every side under Valgrind, at the scenario's `instructions.run_s`."""
         total = 0.0
         for u in units:
-            for sides, per_run in self.per_unit[u]:
+            for sides, per_run, pass_s in self.per_unit[u]:
                 r = self.runs * (rounds if sides > 1 else 1)
                 t = sides * (r + self.warmup) * per_run
                 if sides > 1 and rounds >= WORST_ROUNDS and self.budget_s > 0:
                     late = sides * (self.runs * runner.MAX_ROUNDS + self.warmup) * per_run
                     t = max(t, min(late, sides * self.budget_s))   # the budget is per side
-                total += t / 60
+                total += (t + (sides * pass_s if counting else 0.0)) / 60
         return total
 
-    def job(self, units, rounds: float) -> float:
-        return self.build_min + self.minutes(units, rounds)
+    def job(self, units, rounds: float, counting: bool = True) -> float:
+        return self.build_min + self.minutes(units, rounds, counting)
+
+
+def counts_instructions(runs_on) -> bool:
+    """Whether a job on these runner labels counts instructions: Valgrind runs on Linux
+    only; a label that names no OS (a self-hosted runner) counts as Linux, the longer case."""
+    labels = [runs_on] if isinstance(runs_on, str) else list(runs_on)
+    return not any(re.match(r"(windows|macos)", label, re.I) for label in labels)
 
 
 def estimate(cat, preset_name: str, specs, go: list[str], rust: list[str], sides: int = 1) -> Estimate:
@@ -151,7 +163,9 @@ def estimate(cat, preset_name: str, specs, go: list[str], rust: list[str], sides
     per_unit: dict[tuple[str, str], list] = {}
     for s in specs:
         per_run = process_s(s.scenario.run_s.get(preset_name, 1.0), preset.repeat_s) + OVERHEAD_S
-        per_unit.setdefault((s.scenario.name, s.build.name), []).append((per_lang[s.build.lang] * sides, per_run))
+        pass_s = preset.instruction_runs * (s.scenario.instructions.run_s + OVERHEAD_S)
+        per_unit.setdefault((s.scenario.name, s.build.name), []).append((per_lang[s.build.lang] * sides, per_run,
+                                                                         pass_s))
     return Estimate(build, preset.runs, preset.warmup, per_unit, preset.sample_budget_s)
 
 
@@ -259,8 +273,8 @@ def build(args) -> dict:
                 "max_runs": (runner.default_max_runs(p.runs, p.sample_budget_s) if sh.max_rounds >= WORST_ROUNDS
                              else int(round(p.runs * sh.max_rounds))),
                 "shard": shard,
-                "estimate_min": round(est.job(sh.units, min(TYPICAL_ROUNDS, sh.max_rounds))),
-                "worst_min": round(est.job(sh.units, sh.max_rounds)),
+                "estimate_min": round(est.job(sh.units, min(TYPICAL_ROUNDS, sh.max_rounds), counts_instructions(runs_on))),
+                "worst_min": round(est.job(sh.units, sh.max_rounds, counts_instructions(runs_on))),
             })
     if len(rows) > MAX_JOBS:
         raise UsageError(f"{len(rows)} jobs: more than GitHub's {MAX_JOBS} per matrix; choose fewer runners")
