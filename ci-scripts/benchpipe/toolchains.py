@@ -25,6 +25,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -275,6 +276,16 @@ def reproducible_rust_env(env: dict, source: Path, src: Path, target: Path) -> d
     return env
 
 
+def _declares_bins(cargo_toml: Path, names: list[str]) -> bool:
+    """Whether the manifest declares every one of these binaries ([[bin]] name)."""
+    try:
+        doc = tomllib.loads(cargo_toml.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as err:
+        raise BenchError(f"{cargo_toml}: cannot read it: {err}") from err
+    have = {b.get("name") for b in doc.get("bin", []) if isinstance(b, dict)}
+    return set(names) <= have
+
+
 def build_rust(cat: Catalogue, source: Path, request: str, out_dir: Path, label: str, quiet=False
                ) -> tuple[list[Built], sqlite_link.SqliteLib | None]:
     """The Rust programs, and the SQLite library their build compiled (for Go to link)."""
@@ -293,21 +304,31 @@ def build_rust(cat: Catalogue, source: Path, request: str, out_dir: Path, label:
     target = (out_dir / label / request / "target").resolve()
     env = reproducible_rust_env(env, source, src.resolve(), target)
     rust = [b for b in cat.builds.values() if b.lang == "rust"]
-    # The lean programs without the default features (Cargo.toml: `sql` is a default so
-    # that cargo test and clippy see every scenario), then each split program with its
-    # features: `--bin` builds that program alone, so the lean ones stay as they are.
     base = [cargo, *plus, "build", "--release", "--locked", "--target-dir", str(target)]
-    _run([*base, "--no-default-features", *[a for b in rust for a in ("--bin", b.program)]], src, env,
-         f"cargo build ({request})", quiet)
-    for features in sorted({b.split_features for b in rust if b.split_program}):
-        _run([*base, "--features", features, *[a for b in rust if b.split_program and b.split_features == features
-                                                 for a in ("--bin", b.split_program)]],
-             src, env, f"cargo build --features {features} ({request})", quiet)
+    split = [b for b in rust if b.split_program]
+    if split and not _declares_bins(src / "Cargo.toml", [b.split_program for b in split]):
+        # An older checkout (a pull request's base from before the split): one program a
+        # build with every scenario, as it was then; its records say which program ran.
+        if not quiet:
+            print(f"build: {src} has no {split[0].split_program} (a commit before the SQL scenarios were split "
+                  "off): its programs run every scenario", file=sys.stderr, flush=True)
+        _run(base, src, env, f"cargo build ({request})", quiet)
+        split = []
+    else:
+        # The lean programs without the default features (Cargo.toml: `sql` is a default so
+        # that cargo test and clippy see every scenario), then each split program with its
+        # features: `--bin` builds that program alone, so the lean ones stay as they are.
+        _run([*base, "--no-default-features", *[a for b in rust for a in ("--bin", b.program)]], src, env,
+             f"cargo build ({request})", quiet)
+        for features in sorted({b.split_features for b in split}):
+            _run([*base, "--features", features, *[a for b in split if b.split_features == features
+                                                     for a in ("--bin", b.split_program)]],
+                 src, env, f"cargo build --features {features} ({request})", quiet)
     out = []
     for b in rust:
         exe = target / "release" / (b.program + EXE)
         paths = {}
-        if b.split_program:
+        if b in split:
             paths = {sc: str(target / "release" / (b.split_program + EXE)) for sc in b.split_scenarios}
         for path in {str(exe), *paths.values()}:
             if not Path(path).is_file():

@@ -180,3 +180,50 @@ def test_the_sqlite_header_comes_from_the_build_itself(tmp_path):
     assert found == sqlite_link.SqliteLib(build / "out", inc)
     (inc / "sqlite3.h").unlink()
     assert sqlite_link.find(tmp_path / "target") is None
+
+
+def test_a_rust_checkout_from_before_the_split_is_built_as_it_was(cat, tmp_path, monkeypatch):
+    """A pull request's base from before the SQL scenarios had programs of their own has
+    no feature sql and no rsbench-sql: its programs are built as that commit built them
+    (every scenario in each) and run every scenario, while a checkout that declares the
+    split programs gets the lean build and the split one. The cargo commands are recorded
+    here; a real A/B run against such a base is in the session notes of issue 39."""
+    import tomllib
+    real = (ROOT / "rust" / "Cargo.toml").read_text(encoding="utf-8")
+    old = "\n".join(ln for ln in real.splitlines() if "-sql" not in ln and "required-features" not in ln)
+    assert "rsbench-sql" in real and "rsbench-sql" not in old
+    tomllib.loads(old)   # still a manifest
+    calls = []
+
+    def fake_run(argv, cwd, env, what, quiet):
+        calls.append(argv)
+        if "--target-dir" in argv:   # make what cargo would have made
+            rel = Path(argv[argv.index("--target-dir") + 1]) / "release"
+            rel.mkdir(parents=True, exist_ok=True)
+            bins = [argv[i + 1] for i, a in enumerate(argv) if a == "--bin"] or \
+                ["rsbench", "rsbench-mimalloc"] + (["rsbench-sql", "rsbench-mimalloc-sql"] if "rsbench-sql" in
+                                                   Path(cwd, "Cargo.toml").read_text() else [])
+            for b in bins:
+                (rel / (b + toolchains.EXE)).write_text("")
+        return "rustc 1.95.0 (test)"
+
+    monkeypatch.setattr(toolchains, "_run", fake_run)
+    monkeypatch.setattr(toolchains, "program_toolchain", lambda exe: "rust1.95.0")
+    for name, manifest in (("old", old), ("new", real)):
+        src = tmp_path / name
+        (src / "rust").mkdir(parents=True)
+        (src / "rust" / "Cargo.toml").write_text(manifest, encoding="utf-8")
+        calls.clear()
+        built, _ = toolchains.build_rust(cat, src, "local", tmp_path / f"out-{name}", "head", quiet=True)
+        cargo = [c for c in calls if "build" in c]
+        by = {b.build: b for b in built}
+        if name == "old":
+            assert len(cargo) == 1 and "--bin" not in cargo[0] and "--no-default-features" not in cargo[0]
+            assert all(not b.paths for b in built)
+            assert Path(by["rust-system"].path_for("sqlite")).name.startswith("rsbench")
+            assert Path(by["rust-system"].path_for("sqlite")).name == Path(by["rust-system"].path).name
+        else:
+            assert len(cargo) == 2 and "--no-default-features" in cargo[0] and "--features" in cargo[1]
+            for b in ("rust-system", "rust-mimalloc"):
+                assert Path(by[b].path_for("sqlite")).name.startswith(cat.builds[b].split_program)
+                assert Path(by[b].path_for("cpu")).name.startswith(cat.builds[b].program)
