@@ -124,7 +124,12 @@ class InstructionPass:
     params: dict = field(default_factory=dict)
     unsteady: dict = field(default_factory=dict)   # lang -> cause (with the measured CV)
     env: dict = field(default_factory=dict)        # lang -> environment of the pass (a control, both sides alike)
-    run_s: float = 1.0   # seconds one counted run takes under Valgrind, Linux runner (bench matrix's estimate)
+    # seconds one counted run takes under Valgrind on a Linux runner, per preset (bench
+    # matrix's estimate; "" : every preset without its own), hyperfine's start included
+    run_s: dict = field(default_factory=dict)
+
+    def seconds(self, preset: str) -> float:
+        return self.run_s.get(preset, self.run_s.get("", 1.0))
 
 
 @dataclass(frozen=True)
@@ -240,6 +245,17 @@ def _check_known(what: str, asked, known) -> None:
             raise UsageError(f"unknown {what} {name!r} (known: {', '.join(sorted(known))})")
 
 
+def _seconds_ok(v) -> bool:
+    """A number of seconds (0, 3600], or a table of them per preset."""
+    if isinstance(v, dict):
+        return bool(v) and set(v) <= set(PRESETS) and all(_seconds_ok(x) for x in v.values())
+    return type(v) in (int, float) and 0 < v <= 3600
+
+
+def _per_preset(v) -> dict:
+    return {k: float(x) for k, x in v.items()} if isinstance(v, dict) else {"": float(v)}
+
+
 def load(path: Path = CATALOGUE_PATH) -> Catalogue:
     try:
         raw = tomllib.loads(Path(path).read_text(encoding="utf-8"))
@@ -345,11 +361,11 @@ def _parse(raw: dict, path: Path) -> Catalogue:
         langs = {b["lang"] for b in raw["builds"].values()}
         if set(ins) - {"params", "unsteady", "env", "run_s"} or set(ins.get("params", {})) - set(params) \
                 or set(ins.get("unsteady", {})) - langs or set(ins.get("env", {})) - langs \
-                or type(ins.get("run_s", 1.0)) not in (int, float) or not 0 < ins.get("run_s", 1.0) <= 3600:
+                or not _seconds_ok(ins.get("run_s", 1.0)):
             raise ValueError(f"scenario {name}: instructions has params (the pass's sizes: parameters of the "
                              "scenario), unsteady (language -> why its counts are not deterministic), env "
                              "(language -> environment variables of the pass) and run_s (seconds a counted run "
-                             "takes, for bench matrix)")
+                             "takes, for bench matrix: a number, or a number per preset)")
         scenarios[name] = Scenario(
             name, s["title"], tuple(s["seeds"]), bool(s["setup"]), s["size"],
             variants, params, grids, pairs, only,
@@ -357,6 +373,6 @@ def _parse(raw: dict, path: Path) -> Catalogue:
             bool(s.get("split", False)), str(s.get("service", "")), tuple(s.get("parity", ())),
             InstructionPass(dict(ins.get("params", {})), {k: str(v) for k, v in ins.get("unsteady", {}).items()},
                             {k: {n: str(x) for n, x in v.items()} for k, v in ins.get("env", {}).items()},
-                            float(ins.get("run_s", 1.0))),
+                            _per_preset(ins.get("run_s", 1.0))),
         )
     return Catalogue(presets, builds, scenarios, path)

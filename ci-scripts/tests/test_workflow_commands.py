@@ -108,7 +108,7 @@ def test_matrix_counts_the_instruction_pass_on_linux_legs_only(capsys):
     specs = cat.benchmarks("quick")
     runs = cat.preset("quick").instruction_runs
     assert runs > 0
-    pass_min = sum(2 * runs * (s.scenario.instructions.run_s + matrix_cmd.OVERHEAD_S) for s in specs) / 60
+    pass_min = sum(2 * runs * s.scenario.instructions.seconds("quick") for s in specs) / 60
     assert pass_min > 5, "the quick preset's pass takes minutes a side"
     for other in ("windows-latest", "macos-latest"):
         assert by["ubuntu-latest"]["estimate_min"] - by[other]["estimate_min"] == pytest.approx(pass_min, abs=1)

@@ -163,7 +163,7 @@ def estimate(cat, preset_name: str, specs, go: list[str], rust: list[str], sides
     per_unit: dict[tuple[str, str], list] = {}
     for s in specs:
         per_run = process_s(s.scenario.run_s.get(preset_name, 1.0), preset.repeat_s) + OVERHEAD_S
-        pass_s = preset.instruction_runs * (s.scenario.instructions.run_s + OVERHEAD_S)
+        pass_s = preset.instruction_runs * s.scenario.instructions.seconds(preset_name)   # measured with hyperfine
         per_unit.setdefault((s.scenario.name, s.build.name), []).append((per_lang[s.build.lang] * sides, per_run,
                                                                          pass_s))
     return Estimate(build, preset.runs, preset.warmup, per_unit, preset.sample_budget_s)
