@@ -276,6 +276,19 @@ def reproducible_rust_env(env: dict, source: Path, src: Path, target: Path) -> d
     return env
 
 
+def rust_build_args(cat: Catalogue) -> list[list[str]]:
+    """`cargo build` arguments, one list a build, that make every Rust program: the lean
+    ones without the default features (Cargo.toml: `sql` is a default so that cargo test
+    and clippy see every scenario), then each split program with its features. `--bin`
+    builds the programs named alone, so neither build overwrites the other's."""
+    rust = [b for b in cat.builds.values() if b.lang == "rust"]
+    out = [["--no-default-features", *[a for b in rust for a in ("--bin", b.program)]]]
+    for features in sorted({b.split_features for b in rust if b.split_program}):
+        out.append(["--features", features, *[a for b in rust if b.split_program and b.split_features == features
+                                              for a in ("--bin", b.split_program)]])
+    return out
+
+
 def _declares_bins(cargo_toml: Path, names: list[str]) -> bool:
     """Whether the manifest declares every one of these binaries ([[bin]] name)."""
     try:
@@ -315,15 +328,8 @@ def build_rust(cat: Catalogue, source: Path, request: str, out_dir: Path, label:
         _run(base, src, env, f"cargo build ({request})", quiet)
         split = []
     else:
-        # The lean programs without the default features (Cargo.toml: `sql` is a default so
-        # that cargo test and clippy see every scenario), then each split program with its
-        # features: `--bin` builds that program alone, so the lean ones stay as they are.
-        _run([*base, "--no-default-features", *[a for b in rust for a in ("--bin", b.program)]], src, env,
-             f"cargo build ({request})", quiet)
-        for features in sorted({b.split_features for b in split}):
-            _run([*base, "--features", features, *[a for b in split if b.split_features == features
-                                                     for a in ("--bin", b.split_program)]],
-                 src, env, f"cargo build --features {features} ({request})", quiet)
+        for extra in rust_build_args(cat):
+            _run([*base, *extra], src, env, f"cargo build ({request}, {' '.join(extra)})", quiet)
     out = []
     for b in rust:
         exe = target / "release" / (b.program + EXE)

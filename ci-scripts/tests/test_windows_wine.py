@@ -90,12 +90,10 @@ def windows_programs(build_dir, cat) -> dict[str, WinProgram]:
     if RUST_TARGET not in installed_rust_targets():
         unavailable(f"rust target {RUST_TARGET} missing (rustup target add {RUST_TARGET})",
                     f"rust target {RUST_TARGET} missing (install-tools.sh adds it)")
-    # As toolchains.build_rust builds them: the lean programs without the default feature
-    # sql, the split ones with their features.
-    rust = [cat.builds["rust-system"], cat.builds["rust-mimalloc"]]
+    # as toolchains.build_rust builds them: the lean programs and the split ones
+    rust = [b for b in cat.builds.values() if b.lang == "rust"]
     cargo = ["cargo", "build", "--release", "--locked", "--target", RUST_TARGET, "--target-dir", str(out / "rust")]
-    for extra in (["--no-default-features", *[a for b in rust for a in ("--bin", b.program)]],
-                  *(["--features", b.split_features, "--bin", b.split_program] for b in rust)):
+    for extra in toolchains.rust_build_args(cat):
         _sh([*cargo, *extra], f"cargo build --target {RUST_TARGET} {' '.join(extra)}", cwd=ROOT / "rust",
             env={**os.environ, "PATH": tools.path_with_extras()}, timeout=3600)
     rel = out / "rust" / RUST_TARGET / "release"
