@@ -73,12 +73,11 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
 }
 
 fn invocation(name: &str, rest: &[String], need_variant: bool) -> Result<Invocation, UsageError> {
-    let scenario = scenarios::find(name).ok_or_else(|| {
-        if scenarios::elsewhere(name) {
-            usage!("unknown scenario {name:?}: it is in rsbench-sql and rsbench-mimalloc-sql (cargo feature sql)")
-        } else {
-            usage!("unknown scenario {name:?}")
+    let scenario = scenarios::find(name).ok_or_else(|| match scenarios::elsewhere(name) {
+        Some(programs) => {
+            usage!("unknown scenario {name:?}: it is in {programs} (cargo feature sql)")
         }
+        None => usage!("unknown scenario {name:?}"),
     })?;
     let mut variant = None;
     let mut repeat = None;

@@ -12,10 +12,10 @@ pub fn find(name: &str) -> Option<&'static Scenario> {
     SCENARIOS.iter().find(|s| s.name == name)
 }
 
-/// A scenario of the catalogue that this program does not run because it is in the
-/// programs built with the feature `sql` (catalogue: `split = true`).
-pub fn elsewhere(name: &str) -> bool {
-    ELSEWHERE.contains(&name)
+/// The programs that run a scenario of the catalogue this one does not (catalogue:
+/// `split = true`; they are built with the feature `sql`), or None.
+pub fn elsewhere(name: &str) -> Option<&'static str> {
+    ELSEWHERE.contains(&name).then_some(SPLIT_PROGRAMS)
 }
 
 /// The `scenarios` object of `list`.
