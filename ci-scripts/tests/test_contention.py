@@ -45,6 +45,23 @@ def test_what_else_ran_is_the_machines_busy_time_less_ours_plus_steal():
     assert measures.contended_runs({"records": [rec]}) == [0]
 
 
+def test_stray_ticks_on_an_idle_machine_are_not_contention_and_a_busy_core_is():
+    """Measured here on an idle machine, Go cpu at two threads (30 ms windows): a run that
+    one stray 10 ms tick fell into read 0.33 cores of others; two such runs in five read
+    0.255 cores on a CI run, past CONTENDED_CORES. A core of busy loop is still seen."""
+    def runs(others_ms):
+        return [{"elapsed_s": 0.031, "window_cpu_s": {"user": 0.04, "sys": 0.0},
+                 "window_machine": {"busy_s": 0.04 + o / 1000, "steal_s": 0.0, "cpus": 2}} for o in others_ms]
+    idle = runs([11, 0, 12, 10, 6])            # three stray ticks and a half in five windows
+    assert measures.contention_cores(idle) > measures.CONTENDED_CORES
+    assert not measures.contended(idle) and measures.contention_warning(idle) is None
+    busy = runs([31, 30, 29, 31, 30])          # a neighbour holding one core throughout
+    assert measures.contended(busy) and measures.contention_warning(busy).startswith(measures.CONTENDED)
+    half = runs([15] * 30)                     # half a core over 30 runs: the margin shrinks per run
+    assert measures.contended(half)
+    assert not measures.contended([{"elapsed_s": 1.0, "window_cpu_s": {"user": 1, "sys": 0}}])  # not Linux
+
+
 def test_a_contended_benchmark_is_warned_about_and_an_idle_one_is_not():
     busy = _contended(bench(key()), 1.0)
     idle = _contended(bench(key()), 0.05)
@@ -106,23 +123,32 @@ def test_a_run_beside_a_busy_core_is_recorded_warned_and_left_out(programs, buil
     finally:
         neighbour.kill()
         neighbour.wait()
-    idle = run_bench(*args, "--out", tmp_path / "idle", timeout=600)
-    assert busy.returncode == 0 and idle.returncode == 0, busy.stderr[-2000:] + idle.stderr[-2000:]
-    two = {"threads": 2}
-    for name, want in (("busy", True), ("idle", False)):
+    assert busy.returncode == 0, busy.stderr[-2000:]
+
+    def at_two_threads(name):
         d = results.load(tmp_path / name / "results.json")
-        (b,) = [x for x in d["benchmarks"] if x["key"]["params"].get("threads") == two["threads"]]
-        cores = measures.contention_cores(b["records"])
-        assert cores is not None
-        if want:
-            assert cores > 0.6, cores     # about one core of busy loop
-            assert measures.CONTENDED in b.get("reason", ""), b.get("reason")
-            assert measures.CONTENDED in (tmp_path / name / "summary.md").read_text()
-        else:
-            assert cores < measures.CONTENDED_CORES and measures.CONTENDED not in b.get("reason", ""), (cores, b)
+        (b,) = [x for x in d["benchmarks"] if x["key"]["params"].get("threads") == 2]
+        return b
+
+    b = at_two_threads("busy")
+    cores = measures.contention_cores(b["records"])
+    assert cores is not None and cores > 0.6, cores     # about one core of busy loop
+    assert measures.CONTENDED in b.get("reason", ""), b.get("reason")
+    assert measures.CONTENDED in (tmp_path / "busy" / "summary.md").read_text()
+    # The idle run: a CI machine is shared with whatever else its host runs, so a run that
+    # met real contention is tried again (at most three times); one must come out clean.
+    seen = []
+    for attempt in range(3):
+        idle = run_bench(*args, "--out", tmp_path / f"idle{attempt}", timeout=600)
+        assert idle.returncode == 0, idle.stderr[-2000:]
+        b = at_two_threads(f"idle{attempt}")
+        seen.append(measures.contention_cores(b["records"]))
+        if not measures.contended(b["records"]):
+            break
+    assert measures.CONTENDED not in b.get("reason", "") and not measures.contended(b["records"]), seen
     # compare (two files, unpaired) leaves the busy run's contended runs out and says so
     out = tmp_path / "compare.md"
-    res = run_bench("compare", tmp_path / "idle" / "results.json", tmp_path / "busy" / "results.json",
+    res = run_bench("compare", tmp_path / f"idle{attempt}" / "results.json", tmp_path / "busy" / "results.json",
                     "--markdown", out)
     assert res.returncode == 0, res.stderr
     assert "shared the machine with other work" in out.read_text()
