@@ -6,6 +6,12 @@ Layout of a history directory:
     runs/<YYYY-MM>.json                    one record per run (provenance), kind "runs"
     <os>/<scenario>/<YYYY-MM>.json         one entry per run and benchmark, kind "entries"
 
+An entries file is history/1 (one object per entry, every field) or, written since,
+history/2 (a row per entry holding what its series and its run record do not say:
+history_rows); both read to the same entries. `add` appends to a file in the format it
+has and starts new files in history/2; `migrate` rewrites history/1 files as history/2
+and proves each entry decodes to what it was (its digest).
+
 No file grows without bound (one month of one scenario on one OS). Every file is
 written whole to a temp file and renamed (fsutil), after the new content was validated
 and checked to keep every old record byte for byte (append-only). A run's entries are
@@ -27,12 +33,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from benchpipe import measures, metrics, results, schema, strictjson
+from benchpipe import history_rows, measures, metrics, results, schema, strictjson
 from benchpipe.errors import BenchError
 from benchpipe.fsutil import atomic_write_text, file_lock
 from benchpipe.stats import summarize
 
-HISTORY_SCHEMA = "gorust-bench.history/1"
+HISTORY_SCHEMA = "gorust-bench.history/1"   # runs files, and entries files written before history/2
 RUNS_DIR = "runs"
 _MONTH_FILE = re.compile(r"^[0-9]{4}-[0-9]{2}\.json$")
 # One month of one scenario on one OS (or of run records): far below this.
@@ -70,11 +76,38 @@ def month_of(date: str) -> str:
 
 # --------------------------------------------------------------------------- validation
 
-_DEFS = {"entries": "entries_file", "runs": "runs_file", "entry": "entry", "run": "run"}
+_DEFS = {"entries": "entries_file", "runs": "runs_file", "entry": "entry", "run": "run", "rows": "rows_file"}
 
 
 def record_problems(record, kind: str) -> list[str]:
     return schema.problems_at(record, "history", _DEFS[kind])
+
+
+def is_rows(doc) -> bool:
+    """An entries file in the compact format (history/2)."""
+    return isinstance(doc, dict) and doc.get("schema") == history_rows.SCHEMA
+
+
+def list_name(doc: dict) -> str:
+    return "runs" if doc["kind"] == "runs" else "rows" if is_rows(doc) else "entries"
+
+
+def file_entries(doc: dict, runs: dict[str, dict]) -> list[dict]:
+    """The entries of a parsed entries file, either format; a history/2 row whose run has
+    no record in `runs` is left out (its entry is whole only beside it: uncommitted)."""
+    if not is_rows(doc):
+        return list(doc["entries"])
+    series = history_rows.Series(doc["rows"])
+    return [history_rows.decode(r, series, runs[r[0]]) for r in doc["rows"]
+            if isinstance(r, list) and r[0] in runs]
+
+
+def _entry_keys(doc: dict) -> list[tuple[str, str]]:
+    """(run, id) of every entry of an entries file (no run records needed)."""
+    if not is_rows(doc):
+        return [(e["run"], e["id"]) for e in doc["entries"]]
+    series = history_rows.Series(doc["rows"])
+    return [(r[0], history_rows.row_id(r, series)) for r in doc["rows"] if isinstance(r, list)]
 
 
 # Digests of records that passed the schema in this process. A record whose content
@@ -90,34 +123,29 @@ def _known_valid(rec) -> bool:
             and rec["digest"] == digest_of(rec))
 
 
-def file_problems(path: Path, doc, rel: str) -> list[str]:
-    """Problems of one parsed history file (schema, place, digests, duplicates)."""
+def file_problems(path: Path, doc, rel: str, runs: dict[str, dict] | None = None) -> list[str]:
+    """Problems of one parsed history file (schema, place, digests, duplicates). runs:
+    the run records of the file's month, which a history/2 file needs to be checked
+    entry by entry (its rows of other runs are checked for form only)."""
     if not isinstance(doc, dict) or doc.get("kind") not in ("entries", "runs"):
         return ['$.kind: must be "entries" or "runs"']
+    if is_rows(doc):
+        return _rows_problems(doc, rel, runs or {})
     kind = doc["kind"]
-    list_name = "runs" if kind == "runs" else "entries"
-    records = doc.get(list_name)
+    name = list_name(doc)
+    records = doc.get(name)
     # positions of records validated before in this process (their digest checked too)
     known = {i for i, r in enumerate(records) if _known_valid(r)} if isinstance(records, list) else set()
     fresh = [r for i, r in enumerate(records) if i not in known] if known else records
-    found = record_problems(doc if not known else {**doc, list_name: fresh}, kind)
+    found = record_problems(doc if not known else {**doc, name: fresh}, kind)
     if found and known:
         found = record_problems(doc, kind)  # the messages' indices count every record
     if found:
         return found
-    parts = Path(rel).parts
-    if kind == "runs":
-        if len(parts) != 2 or parts[0] != RUNS_DIR:
-            found.append(f"a runs file belongs in {RUNS_DIR}/<YYYY-MM>.json")
-    else:
-        if len(parts) != 3 or parts[0] != doc["os"] or parts[1] != doc["scenario"]:
-            found.append(f"an entries file of os {doc['os']!r} and scenario {doc['scenario']!r} "
-                         f"belongs in {doc['os']}/{doc['scenario']}/{doc['month']}.json")
-    if parts and parts[-1] != f"{doc['month']}.json":
-        found.append(f"$.month: {doc['month']!r} does not match the file name")
+    found = _place_problems(doc, rel)
     seen = set()
     for i, rec in enumerate(records):
-        where = f"$.{list_name}[{i}]"
+        where = f"$.{name}[{i}]"
         if i not in known and rec["digest"] != digest_of(rec):
             found.append(f"{where}: digest mismatch: the record was changed after it was written (hand edit?)")
         if month_of(rec["date"]) != doc["month"]:
@@ -136,10 +164,69 @@ def file_problems(path: Path, doc, rel: str) -> list[str]:
     return found
 
 
-def read_file(path: Path, rel: str) -> dict:
+def _place_problems(doc: dict, rel: str) -> list[str]:
+    parts = Path(rel).parts
+    found = []
+    if doc["kind"] == "runs":
+        if len(parts) != 2 or parts[0] != RUNS_DIR:
+            found.append(f"a runs file belongs in {RUNS_DIR}/<YYYY-MM>.json")
+    elif len(parts) != 3 or parts[0] != doc["os"] or parts[1] != doc["scenario"]:
+        found.append(f"an entries file of os {doc['os']!r} and scenario {doc['scenario']!r} "
+                     f"belongs in {doc['os']}/{doc['scenario']}/{doc['month']}.json")
+    if parts and parts[-1] != f"{doc['month']}.json":
+        found.append(f"$.month: {doc['month']!r} does not match the file name")
+    return found
+
+
+def _rows_problems(doc: dict, rel: str, runs: dict[str, dict]) -> list[str]:
+    """Problems of a history/2 entries file: its form, its place, its series, and each
+    entry whose run record is at hand decoded and checked as history/1 checks an entry
+    (schema, digest: the entry is the one that was written, month, OS, scenario)."""
+    found = record_problems(doc, "rows")
+    if found:
+        return found
+    found = _place_problems(doc, rel)
+    series = history_rows.Series()
+    seen = set()
+    for i, row in enumerate(doc["rows"]):
+        where = f"$.rows[{i}]"
+        if isinstance(row, dict):
+            if row["series"] != len(series.by_index) or row["id"] in series.by_id:
+                found.append(f"{where}: series {row['series']} ({row['id']!r}) is out of order or said twice")
+                continue
+            if row["id"] != results.key_id(row["key"]):
+                found.append(f"{where}.id: {row['id']!r} does not match its key")
+            series.by_id[row["id"]] = series.by_index[row["series"]] = row
+            continue
+        if row[1] not in series.by_index:
+            found.append(f"{where}: series {row[1]} is not declared above it")
+            continue
+        ident = (row[0], series.by_index[row[1]]["id"])
+        if ident in seen:
+            found.append(f"{where}: duplicate record {ident!r}")
+        seen.add(ident)
+        run = runs.get(row[0])
+        if run is None:
+            continue
+        e = history_rows.decode(row, series, run)
+        if e["digest"] != digest_of(e):
+            found.append(f"{where}: digest mismatch: the entry was changed after it was written (hand edit?)")
+            continue
+        if e["digest"] not in _VALID_RECORDS:
+            found.extend(f"{where}{p[1:]}" for p in record_problems(e, "entry"))
+        if month_of(e["date"]) != doc["month"]:
+            found.append(f"{where}: its run's date {e['date']} is not in month {doc['month']}")
+        if e["os"] != doc["os"] or e["key"]["scenario"] != doc["scenario"]:
+            found.append(f"{where}: os/scenario do not match the file")
+    if not found:
+        _VALID_RECORDS.update(r[3] for r in doc["rows"] if isinstance(r, list) and r[0] in runs)
+    return found
+
+
+def read_file(path: Path, rel: str, runs: dict[str, dict] | None = None) -> dict:
     """Read and fully check one history file; any problem is one BenchError with the path."""
     doc = strictjson.read(path, max_bytes=MAX_FILE_BYTES)
-    found = file_problems(path, doc, rel)
+    found = file_problems(path, doc, rel, runs)
     if found:
         more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
         raise BenchError(f"{path}: not a valid history file: {found[0]}{more}")
@@ -149,16 +236,16 @@ def read_file(path: Path, rel: str) -> dict:
 # --------------------------------------------------------------------------- serialisation
 
 def _header(doc: dict) -> str:
-    head = {k: v for k, v in doc.items() if k not in ("entries", "runs")}
+    head = {k: v for k, v in doc.items() if k not in ("entries", "runs", "rows")}
     return canonical(head)[:-1]
 
 
 def serialise(doc: dict) -> str:
     """One record per line, appended at the end: the file's diff is pure append."""
-    list_name = "runs" if doc["kind"] == "runs" else "entries"
-    lines = [canonical(r) for r in doc[list_name]]
+    name = list_name(doc)
+    lines = [canonical(r) for r in doc[name]]
     body = ",\n".join(lines)
-    return f'{_header(doc)},"{list_name}":[\n{body}\n]}}\n' if lines else f'{_header(doc)},"{list_name}":[\n]}}\n'
+    return f'{_header(doc)},"{name}":[\n{body}\n]}}\n' if lines else f'{_header(doc)},"{name}":[\n]}}\n'
 
 
 # --------------------------------------------------------------------------- records from results
@@ -264,22 +351,22 @@ class AddReport:
     new_entries: list[dict] = field(default_factory=list)
 
 
-def _load_or_new(root: Path, rel: str, fresh: dict) -> tuple[dict, str | None]:
+def _load_or_new(root: Path, rel: str, fresh: dict, runs: dict[str, dict] | None = None) -> tuple[dict, str | None]:
     path = root / rel
     if not path.exists():
         return fresh, None
-    doc = read_file(path, rel)
+    doc = read_file(path, rel, runs)
     return doc, path.read_text(encoding="utf-8")
 
 
-def _write_appended(root: Path, rel: str, doc: dict, old_text: str | None) -> None:
-    kind = doc["kind"]
-    problems = file_problems(root / rel, doc, rel)
+def _write_appended(root: Path, rel: str, doc: dict, old_text: str | None,
+                    runs: dict[str, dict] | None = None) -> None:
+    problems = file_problems(root / rel, doc, rel, runs)
     if problems:  # a bug, never bad input: the records were made here
         raise BenchError(f"{root / rel}: refusing to write an invalid history file: {problems[0]}")
     text = serialise(doc)
     if old_text is not None:
-        list_name = "runs" if kind == "runs" else "entries"
+        name = list_name(doc)
         old_doc = strictjson.loads(old_text, str(root / rel))
         if old_text != serialise(old_doc):
             # written by hand or by another tool: keep it verbatim, append by re-serialising
@@ -287,9 +374,20 @@ def _write_appended(root: Path, rel: str, doc: dict, old_text: str | None) -> No
             raise BenchError(f"{root / rel}: not in the history's own layout (one record per line); "
                              f"restore it from git, nothing was written")
         keep = old_text[: old_text.rindex("\n]}")]
-        if not text.startswith(keep) or len(old_doc[list_name]) > len(doc[list_name]):
+        if not text.startswith(keep) or len(old_doc[name]) > len(doc[name]):
             raise BenchError(f"{root / rel}: internal error: an append would rewrite old records")
     atomic_write_text(root / rel, text)
+
+
+def _appended(doc: dict, fresh: list[dict], runs: dict[str, dict]) -> dict:
+    """The entries file with these entries appended, in the file's own format."""
+    if not is_rows(doc):
+        return {**doc, "entries": doc["entries"] + fresh}
+    series = history_rows.Series(doc["rows"])
+    rows = list(doc["rows"])
+    for e in fresh:
+        rows.extend(history_rows.encode(e, series, runs.get(e["run"])))
+    return {**doc, "rows": rows}
 
 
 def add(root, docs: list[tuple[str, dict]], versus: list[dict] | None = None) -> AddReport:
@@ -324,20 +422,26 @@ def add(root, docs: list[tuple[str, dict]], versus: list[dict] | None = None) ->
             for e in entry_records(doc, run, versus[i] if versus else None):
                 erel = f"{e['os']}/{e['key']['scenario']}/{month}.json"
                 pending_entries.setdefault(erel, []).append(e)
+        # the run records of each month, old and new: a history/2 file is checked and
+        # written beside them
+        month_runs = {rel.split("/")[1][:7]: {r["run"]: r for r in doc["runs"] + pending_runs.get(rel, [])}
+                      for rel, (doc, _) in runs_docs.items()}
         # load every file to be touched first: a corrupt one stops everything before a write
         entry_docs = {}
         for erel, new in pending_entries.items():
             os_, scen, _ = erel.split("/")
-            entry_docs[erel] = _load_or_new(root, erel, {"schema": HISTORY_SCHEMA, "kind": "entries", "os": os_,
-                                                          "scenario": scen, "month": new[0]["date"][:7], "entries": []})
+            month = new[0]["date"][:7]
+            entry_docs[erel] = _load_or_new(root, erel, {"schema": history_rows.SCHEMA, "kind": "entries", "os": os_,
+                                                          "scenario": scen, "month": month, "rows": []},
+                                            month_runs[month])
         for erel, new in sorted(pending_entries.items()):
             doc, old_text = entry_docs[erel]
-            have = {(e["run"], e["id"]) for e in doc["entries"]}
+            have = set(_entry_keys(doc))
             fresh = [e for e in new if (e["run"], e["id"]) not in have]  # completes an interrupted add
             if not fresh:
                 continue
-            doc = {**doc, "entries": doc["entries"] + fresh}
-            _write_appended(root, erel, doc, old_text)
+            runs = month_runs[new[0]["date"][:7]]
+            _write_appended(root, erel, _appended(doc, fresh, runs), old_text, runs)
             report.entries_added += len(fresh)
             report.new_entries.extend(fresh)
             report.files_written.append(erel)
@@ -363,12 +467,31 @@ def history_files(root: Path) -> list[tuple[Path, str]]:
     return out
 
 
+def _run_records(root: Path) -> dict[str, dict[str, dict]]:
+    """month -> run id -> run record, from every runs file that reads (check reports the rest)."""
+    out: dict[str, dict[str, dict]] = {}
+    for path, rel in history_files(root):
+        if not rel.startswith(f"{RUNS_DIR}/"):
+            continue
+        try:
+            doc = strictjson.read(path, max_bytes=MAX_FILE_BYTES)
+        except BenchError:
+            continue
+        if isinstance(doc, dict) and doc.get("kind") == "runs" and isinstance(doc.get("runs"), list):
+            out.setdefault(str(doc.get("month")), {}).update(
+                (r["run"], r) for r in doc["runs"] if isinstance(r, dict) and isinstance(r.get("run"), str))
+    return out
+
+
 def check(root) -> list[str]:
-    """Every problem of every file, as 'path: problem' lines (empty: the history is valid)."""
+    """Every problem of every file, as 'path: problem' lines (empty: the history is valid).
+    A history/2 entry is decoded beside its run record and its digest checked: the entry
+    read is the entry that was written."""
     root = Path(root)
     if not root.is_dir():
         return [f"{root}: no such history directory"]
     problems = []
+    runs = _run_records(root)
     for path, rel in history_files(root):
         if not _MONTH_FILE.match(path.name):
             problems.append(f"{path}: not a history file name (expected <YYYY-MM>.json)")
@@ -378,7 +501,7 @@ def check(root) -> list[str]:
         except BenchError as err:
             problems.append(str(err))
             continue
-        found = file_problems(path, doc, rel)
+        found = file_problems(path, doc, rel, runs.get(path.stem, {}))
         problems.extend(f"{path}: {p}" for p in found)
     return problems
 
@@ -398,9 +521,11 @@ def uncommitted(root) -> list[str]:
         if doc.get("kind") == "runs":
             runs.update(r.get("run") for r in doc.get("runs", []) if isinstance(r, dict))
         elif doc.get("kind") == "entries":
-            for e in doc.get("entries", []):
-                if isinstance(e, dict):
+            for e in doc.get("rows" if is_rows(doc) else "entries", []):
+                if isinstance(e, dict) and not is_rows(doc):
                     entry_runs.setdefault(e.get("run"), str(path))
+                elif isinstance(e, list) and e:
+                    entry_runs.setdefault(e[0], str(path))
     return [f"{path}: entries of run {run} have no run record yet (an interrupted add; they are ignored "
             f"until `bench history add` is run again with that run's results)"
             for run, path in sorted(entry_runs.items(), key=lambda kv: str(kv[0])) if run not in runs]
@@ -419,7 +544,7 @@ def load(root) -> History:
     if not root.is_dir():
         raise BenchError(f"{root}: no such history directory")
     runs: dict[str, dict] = {}
-    entries: list[dict] = []
+    docs = []
     for path, rel in history_files(root):
         try:
             doc = strictjson.read(path, max_bytes=MAX_FILE_BYTES)
@@ -430,12 +555,57 @@ def load(root) -> History:
             for r in doc.get("runs", []):
                 runs[r["run"]] = r
         elif kind == "entries":
-            entries.extend(doc.get("entries", []))
+            docs.append(doc)
         else:
             raise BenchError(f"{path}: not a history file; run `bench history check`")
-    entries = [e for e in entries if e["run"] in runs]
+    entries = [e for doc in docs for e in file_entries(doc, runs) if e["run"] in runs]
     entries.sort(key=lambda e: (e["date"], e["run"], e["id"]))
     return History(runs, entries)
+
+
+@dataclass
+class MigrateReport:
+    files: int = 0
+    entries: int = 0
+    bytes_before: int = 0
+    bytes_after: int = 0
+
+
+def migrate(root) -> MigrateReport:
+    """Rewrite every history/1 entries file as history/2. Each file is checked first, and
+    its new form is decoded and compared with the old entries, field for field, before
+    it replaces the old one; a file with entries of a run without a run record (an
+    interrupted add) is left as it is. Idempotent; refuses a history that does not check."""
+    root = Path(root)
+    problems = check(root)
+    if problems:
+        raise BenchError(f"{problems[0]} (and {len(problems) - 1} more problem(s)); nothing was migrated"
+                         if len(problems) > 1 else f"{problems[0]}; nothing was migrated")
+    report = MigrateReport()
+    with file_lock(root):
+        runs = _run_records(root)
+        for path, rel in history_files(root):
+            doc = strictjson.read(path, max_bytes=MAX_FILE_BYTES)
+            if doc.get("kind") != "entries" or is_rows(doc):
+                continue
+            month = runs.get(doc["month"], {})
+            if any(e["run"] not in month for e in doc["entries"]):
+                continue
+            new = _appended({**{k: v for k, v in doc.items() if k != "entries"}, "schema": history_rows.SCHEMA,
+                             "rows": []}, doc["entries"], month)
+            if [canonical(e) for e in file_entries(new, month)] != [canonical(e) for e in doc["entries"]]:
+                raise BenchError(f"{path}: internal error: its history/2 form does not read back as it was; "
+                                 "nothing was written to it")
+            problems = file_problems(path, new, rel, month)
+            if problems:
+                raise BenchError(f"{path}: internal error: its history/2 form does not check: {problems[0]}")
+            text = serialise(new)
+            report.files += 1
+            report.entries += len(doc["entries"])
+            report.bytes_before += path.stat().st_size
+            report.bytes_after += len(text.encode("utf-8"))
+            atomic_write_text(path, text)
+    return report
 
 
 # --------------------------------------------------------------------------- what entries are shown by

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from benchpipe import history
+from benchpipe import history, history_rows
 from benchpipe.commands.history import add_results
 from benchpipe.errors import BenchError
 from benchpipe.export import data_js
@@ -80,7 +80,7 @@ def test_failed_benchmarks_are_recorded_on_the_run_not_as_entries(tmp_path):
     add_results(tmp_path / "h", [make_results(tmp_path / "r.json", 0, keys=keys, failed={bad})])
     runs = read_json(tmp_path / "h/runs/2026-03.json")["runs"]
     assert runs[0]["not_ok"] == [{"id": bad, "status": "failed", "reason": "exit 1: boom"}]
-    ids = [e["id"] for e in read_json(tmp_path / "h/linux/sleep/2026-03.json")["entries"]]
+    ids = [e["id"] for e in history.load(tmp_path / "h").entries if e["key"]["scenario"] == "sleep"]
     assert bad not in ids and len(ids) == len(keys) - 1
 
 
@@ -97,7 +97,7 @@ def test_invalid_results_are_refused_before_any_write(tmp_path):
 
 @pytest.mark.parametrize("damage, problem", [
     (lambda t: t[:-10], "not JSON"),
-    (lambda t: t.replace('"n":5', '"n":6', 1), "digest mismatch"),
+    (lambda t: t.replace(',0,{"', ',0,{"warning":"edited","', 1), "digest mismatch"),
     (lambda t: t.replace('"os":"linux"', '"os":"solaris"', 1), "solaris"),
     (lambda t: t.replace('"kind":"entries"', '"kind":"stuff"', 1), "kind"),
 ])
@@ -130,12 +130,14 @@ def test_records_checked_once_per_process_are_still_checked_when_changed(tmp_pat
     assert history.check(tmp_path / "h") == []        # every record now known valid
     target = tmp_path / "h/linux/sleep/2026-03.json"
     doc = json.loads(target.read_text())
-    rec = doc["entries"][0]
-    rec["time_s"]["median"] = "fast"                  # not a number
-    rec["digest"] = history.digest_of(rec)           # and a digest that matches it
-    target.write_text(history.serialise(doc))
+    (run,) = history.load(tmp_path / "h").runs.values()
+    series = history_rows.Series(doc["rows"])
+    row = doc["rows"][1]
+    row[2]["time_s"][0] = "fast"                      # the median: not a number
+    row[3] = history.digest_of({k: v for k, v in history_rows.decode(row, series, run).items() if k != "digest"})
+    target.write_text(history.serialise(doc))         # and a digest that matches it
     found = history.check(tmp_path / "h")
-    assert found and "entries[0]" in found[0] and str(target) in found[0], found
+    assert found and "rows[1]" in found[0] and "median" in found[0] and str(target) in found[0], found
 
 
 def test_reformatted_file_is_refused(tmp_path):

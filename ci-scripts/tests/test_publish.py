@@ -172,7 +172,9 @@ def test_corrupt_history_on_the_branch_is_reported_and_nothing_pushed(tmp_path):
     assert subprocess.run(publish_cmd(remote, r0, extra=["--no-changepoints"]), capture_output=True).returncode == 0
     wt = checkout(remote, tmp_path / "co")
     f = wt / "history/linux/sleep/2026-03.json"
-    f.write_text(f.read_text().replace('"n":5', '"n":50', 1))  # a hand edit
+    text = f.read_text()
+    assert ',0,{"' in text
+    f.write_text(text.replace(',0,{"', ',0,{"warning":"edited","', 1))  # a hand edit of an entry
     git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "hand edit", cwd=wt)
     git("push", "-q", "origin", "gh-pages", cwd=wt)
     edited = tip(remote)

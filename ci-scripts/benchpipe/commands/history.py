@@ -1,4 +1,5 @@
-"""`bench history add|check`: append runs to the history (Contract 3) / validate it."""
+"""`bench history add|check|migrate`: append runs to the history (Contract 3) / validate
+it / rewrite its history/1 entries files in the compact history/2 format."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from benchpipe.errors import one_line
 from benchpipe.export import data_js
 
 NAME = "history"
-HELP = "append results to the history (add) or validate it (check)"
+HELP = "append results to the history (add), validate it (check) or compact it (migrate)"
 
 
 def add_arguments(p):
@@ -22,6 +23,9 @@ def add_arguments(p):
     a.add_argument("results", nargs="+", type=Path, help="results files (results.json)")
     c = sub.add_parser("check", help="validate every history file; report path and problem, exit 1 if any")
     c.add_argument("--history", required=True, type=Path, help="the history directory")
+    m = sub.add_parser("migrate", help="rewrite history/1 entries files as history/2, each proven to read back "
+                                       "entry for entry (refuses a history that does not check)")
+    m.add_argument("--history", required=True, type=Path, help="the history directory")
 
 
 def add_results(root: Path, paths) -> history.AddReport:
@@ -43,6 +47,12 @@ def run(args) -> int:
             return 1
         files = len(history.history_files(args.history))
         print(f"{args.history}: {files} history file(s), all valid")
+        return 0
+    if args.action == "migrate":
+        mig = history.migrate(args.history)
+        print(f"{args.history}: {mig.files} file(s) migrated to history/2 ({mig.entries} entries, "
+              f"{mig.bytes_before / 2**20:.1f} MiB -> {mig.bytes_after / 2**20:.1f} MiB); every entry reads back "
+              "as it was; `bench history check` verifies it")
         return 0
     rep = add_results(args.history, args.results)
     if args.data_js:
