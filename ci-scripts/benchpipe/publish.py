@@ -11,8 +11,10 @@ history is append-only files, so re-applying is the merge: no textual merge), up
 data.js (bounded: the newest `max_items` entries per series; the history keeps every
 one), commits and pushes. A push rejected because the branch moved (or its ref was
 locked by a concurrent push) is retried from the fetch, with jittered exponential
-backoff, a bounded number of times; nothing is rendered in the race, so a retry costs a
-fetch and a `history add`. The remote changes only by a push, which is atomic: a
+backoff, for a bounded time (RETRY_FOR_S); nothing is rendered in the race, and the
+work tree is a sparse checkout of the files the runs touch, kept between attempts, so a
+retry costs a fetch of what is new and a `history add` of a few files, however long
+the history. A publisher that gives up says how to publish its runs again. The remote changes only by a push, which is atomic: a
 publisher killed at any point leaves the branch as it was or with its data. Then, with
 `out`, the site is rendered from the history of the tip this publisher pushed (or
 found, when its runs were already there): every run published before it included.
@@ -33,6 +35,7 @@ from __future__ import annotations
 import os
 import random
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -96,19 +99,51 @@ def ensure_local_remote(remote: str, branch: str) -> str:
     return str(path)
 
 
-def _fetch(wt: Path, remote: str, branch: str) -> bool:
-    """Check out the remote branch's tip in wt (True), or an empty orphan branch (False)."""
-    _git(["init", "--quiet", str(wt)])
+def sparse_paths(docs) -> list[str]:
+    """The files of the branch a publish of these results reads or writes: the run
+    records and the entries files of their months, OSes and scenarios, data.js, and an
+    older layout's site (removed). A publish checks out only these: the rest of the
+    history (years of it) is neither written to disk nor read on every attempt."""
+    out = {"/.gitignore", f"/{DATA_JS}", *(f"/{p}" for p in LEGACY_SITE)}
+    for _, doc in docs:
+        month = history.month_of(history.utc_date(doc["env"]["timestamp"]))
+        out.add(f"/{HISTORY_DIR}/{history.RUNS_DIR}/{month}.json")
+        out.update(f"/{HISTORY_DIR}/{doc['env']['os']}/{b['key']['scenario']}/{month}.json"
+                   for b in doc["benchmarks"] if b["status"] == "ok")
+    return sorted(out)
+
+
+def _fetch(wt: Path, remote: str, branch: str, sparse: list[str] | None = None) -> bool:
+    """Check out the remote branch's tip in wt (True), or an empty orphan branch (False).
+    wt is kept from one attempt to the next: a retry fetches only what is new. sparse:
+    the only paths to check out (git's sparse checkout; None: everything)."""
+    if not (wt / ".git").is_dir():
+        _git(["init", "--quiet", str(wt)])
+        if sparse:
+            _git(["config", "core.sparseCheckout", "true"], cwd=wt)
+            (wt / ".git" / "info").mkdir(parents=True, exist_ok=True)
+            (wt / ".git" / "info" / "sparse-checkout").write_text("\n".join(sparse) + "\n", encoding="utf-8")
     p = _git(["fetch", "--quiet", "--depth", "1", remote, f"+refs/heads/{branch}:refs/remotes/origin/{branch}"],
              cwd=wt, check=False)
     if p.returncode == 0:
-        _git(["checkout", "--quiet", "-B", branch, f"refs/remotes/origin/{branch}"], cwd=wt)
+        _git(["checkout", "--quiet", "--force", "-B", branch, f"refs/remotes/origin/{branch}"], cwd=wt)
+        _git(["clean", "--quiet", "-d", "--force", "-x", "--exclude=.lock"], cwd=wt)
         return True
     if "couldn't find remote ref" in p.stderr or "could not find remote ref" in p.stderr.lower():
+        if _git(["rev-parse", "--verify", "--quiet", "HEAD"], cwd=wt, check=False).returncode == 0:
+            # an earlier attempt committed here, and the branch is still missing: start over
+            shutil.rmtree(wt)
+            return _fetch(wt, remote, branch, sparse)
         _git(["checkout", "--quiet", "--orphan", branch], cwd=wt)
         return False
     tail = " | ".join(p.stderr.strip().splitlines()[-2:])
     raise BenchError(f"cannot fetch branch {branch} from {remote}: {tail}")
+
+
+def _full_checkout(wt: Path) -> None:
+    """Every file of the commit in wt (after a sparse checkout): the site reads the whole history."""
+    if _git(["config", "--get", "core.sparseCheckout"], cwd=wt, check=False).stdout.strip() == "true":
+        _git(["sparse-checkout", "disable"], cwd=wt)
 
 
 def _pause(stage: str) -> None:
@@ -119,19 +154,34 @@ def _pause(stage: str) -> None:
         time.sleep(float(want.split(":", 1)[1]))
 
 
+# How long a publisher keeps trying while other publishers land first (the workflow's
+# job allows 30 minutes, and a render follows).
+RETRY_FOR_S = 1200.0
+MAX_BACKOFF_S = 20.0
+
+
 def publish(remote: str, branch: str, results_paths, *, site_url: str = "", repo_url: str = "",
-            out: Path | None = None, retries: int = 15, jobs: int | None = None, detect: bool = True,
-            max_items: int = data_js.MAX_ITEMS, log=print) -> PublishReport:
-    docs = [(str(p), results.load(p)) for p in results_paths]  # every input valid before anything else
+            out: Path | None = None, retries: int = 1000, retry_for_s: float = RETRY_FOR_S,
+            jobs: int | None = None, detect: bool = True, max_items: int = data_js.MAX_ITEMS,
+            log=print) -> PublishReport:
+    paths = [Path(p) for p in results_paths]
+    docs = [(str(p), results.load(p)) for p in paths]  # every input valid before anything else
     versus = [compare.toolchain_verdicts(doc) for _, doc in docs]  # once: every attempt adds the same runs
     if is_local(remote):
         remote = ensure_local_remote(remote, branch)
     env = _identity_env()
     work = Path(tempfile.mkdtemp(prefix="bench-publish-"))
     try:
-        wt, runs_added, commit, attempts = _push_data(work, remote, branch, docs, versus, repo_url, retries,
-                                                      max_items, env, log)
+        try:
+            wt, runs_added, commit, attempts = _push_data(work, remote, branch, docs, versus, repo_url,
+                                                          (retries, time.monotonic() + retry_for_s),
+                                                          max_items, env, log)
+        except _GaveUp as gave_up:
+            raise BenchError(f"{gave_up}; nothing of these runs was pushed, and nothing is lost: publish them "
+                             f"again with `{republish_command(remote, branch, paths)}` (idempotent: runs that "
+                             "landed meanwhile are skipped), or in CI re-run the workflow's failed job") from None
         if out:
+            _full_checkout(wt)
             render_site(wt, Path(out), site_url=site_url, repo_url=repo_url, jobs=jobs, detect=detect)
             log(f"publish: site of {branch}'s history written to {out}")
         return PublishReport(attempts, runs_added, commit, commit is not None)
@@ -139,9 +189,22 @@ def publish(remote: str, branch: str, results_paths, *, site_url: str = "", repo
         shutil.rmtree(work, ignore_errors=True)
 
 
-def _backoff(branch: str, attempt: int, retries: int, what: str, log) -> None:
-    delay = min(8.0, 0.25 * 2 ** (attempt - 1)) * random.uniform(0.5, 1.5)
-    log(f"publish: {branch} moved meanwhile ({what}, attempt {attempt}/{retries}); fetching again in {delay:.1f}s")
+def republish_command(remote: str, branch: str, paths) -> str:
+    """The command that publishes these results files again (shell-quoted)."""
+    args = ["ci-scripts/bench", "publish", "--remote", remote, "--branch", branch, *map(str, paths)]
+    return " ".join(shlex.quote(str(a)) for a in args)
+
+
+class _GaveUp(Exception):
+    pass
+
+
+def _backoff(branch: str, attempt: int, deadline: float, log) -> None:
+    """Exponential backoff with full jitter: with many publishers at once most wait, so
+    the one whose turn it is has the machine (and the remote) to itself."""
+    delay = min(MAX_BACKOFF_S, 0.5 * 2 ** min(attempt - 1, 10)) * random.uniform(0.2, 1.0)
+    delay = max(0.0, min(delay, deadline - time.monotonic()))
+    log(f"publish: {branch} moved meanwhile (attempt {attempt}); fetching again in {delay:.1f}s")
     time.sleep(delay)
 
 
@@ -161,9 +224,6 @@ def _push(wt: Path, remote: str, branch: str, message: str, env: dict) -> str | 
     return None
 
 
-def _gave_up(branch: str, retries: int):
-    return BenchError(f"gave up after {retries} attempts: {branch} kept moving; run publish again "
-                      f"(it is idempotent) or raise --retries")
 
 
 def _drop_legacy_site(wt: Path) -> None:
@@ -175,13 +235,18 @@ def _drop_legacy_site(wt: Path) -> None:
                 path.unlink()
 
 
-def _push_data(work, remote, branch, docs, versus, repo_url, retries, max_items, env, log):
+def _push_data(work, remote, branch, docs, versus, repo_url, limits, max_items, env, log):
     """History entries and data.js, without rendering anything, so a race costs a fetch
-    and a `history add`. Returns the work tree at the tip that holds them, the runs
-    added, the commit (None: nothing new) and the attempts."""
+    of what is new and a `history add` of the few files these runs touch (a sparse
+    checkout, kept from one attempt to the next). Returns the work tree at the tip that
+    holds them, the runs added, the commit (None: nothing new) and the attempts; gives
+    up (_GaveUp) after `limits` = (attempts, monotonic deadline)."""
+    retries, deadline = limits
+    wt = work / "data"
+    sparse = sparse_paths(docs)
+    t0 = time.monotonic()
     for attempt in range(1, retries + 1):
-        wt = work / f"data-{attempt}"
-        _fetch(wt, remote, branch)
+        _fetch(wt, remote, branch, sparse)
         _pause("fetched")
         rep = history.add(wt / HISTORY_DIR, docs, versus)
         if not rep.runs_added:
@@ -194,9 +259,10 @@ def _push_data(work, remote, branch, docs, versus, repo_url, retries, max_items,
         if commit:
             log(f"publish: pushed {commit[:12]} to {branch} ({len(rep.runs_added)} run(s), attempt {attempt})")
             return wt, rep.runs_added, commit, attempt
-        shutil.rmtree(wt, ignore_errors=True)
-        _backoff(branch, attempt, retries, "history", log)
-    raise _gave_up(branch, retries)
+        if attempt == retries or time.monotonic() >= deadline:
+            break
+        _backoff(branch, attempt, deadline, log)
+    raise _GaveUp(f"gave up after {attempt} attempt(s) in {time.monotonic() - t0:.0f} s: {branch} kept moving")
 
 
 def render_site(wt: Path, out: Path, *, site_url: str = "", repo_url: str = "", jobs: int | None = None,

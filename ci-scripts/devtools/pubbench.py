@@ -37,18 +37,20 @@ def one_round(work: Path, n: int, keys: list[dict]) -> dict:
             results.write(f, doc)
         files.append(f)
     t0 = time.monotonic()
-    procs = [subprocess.Popen([str(CI_SCRIPTS / "bench"), "publish", "--remote", str(remote), "--retries", "40",
-                               "--jobs", "1", str(f)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    procs = [subprocess.Popen([str(CI_SCRIPTS / "bench"), "publish", "--remote", str(remote), "--jobs", "1", str(f)],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
              for f in files]
-    ends, ok = [], 0
+    ends, ok, failures = [], 0, []
     for p in procs:
-        p.communicate()
+        out, _ = p.communicate()
         ends.append(time.monotonic() - t0)
         ok += p.returncode == 0
+        if p.returncode:
+            failures.append(out.strip().splitlines()[-1] if out.strip() else f"exit {p.returncode}")
     log = subprocess.run(["git", "--git-dir", str(remote), "log", "--format=%s", "gh-pages"],
                          capture_output=True, text=True).stdout.splitlines()
     return {"n": n, "ok": ok, "wall_s": max(ends), "mean_s": sum(ends) / n,
-            "data_commits": len(log)}
+            "data_commits": len(log), "failures": failures}
 
 
 def main(argv=None) -> int:
@@ -68,6 +70,8 @@ def main(argv=None) -> int:
             r = one_round(a.work, n, keys)
             print(f"{r['n']:>3} publishers: {r['ok']}/{r['n']} succeeded in {r['wall_s']:.0f} s "
                   f"(mean {r['mean_s']:.0f} s per publisher); {r['data_commits']} commits", flush=True)
+            for line in r["failures"][:3]:
+                print(f"    a publisher that gave up said: {line}", flush=True)
     finally:
         if spinner:
             spinner.terminate()

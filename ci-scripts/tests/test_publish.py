@@ -226,3 +226,56 @@ def test_a_branch_of_the_older_layout_loses_its_committed_site(tmp_path):
     assert {f for f in left if not f.startswith("history/")} == {".gitignore", "dev/bench/data.js",
                                                                  "dev/bench/index.html"}
     assert len(history.load(wt2 / "history").runs) == 2
+
+
+def test_a_publish_checks_out_only_the_files_it_touches_and_keeps_the_rest(tmp_path):
+    """Years of history are neither written to disk nor read on each attempt: the work
+    tree holds the months, OSes and scenarios of the runs being published (a sparse
+    checkout), and every other file of the branch is kept as it was."""
+    remote = tmp_path / "pages.git"
+    from datetime import datetime, timezone
+    old = make_results(tmp_path / "old.json", 0, keys=small_keys(("sleep", "cpu")),
+                       timestamp=datetime(2025, 12, 1, tzinfo=timezone.utc))
+    publish.publish(str(remote), "gh-pages", [old], log=lambda *a: None)
+    before = set(git("ls-tree", "-r", "--name-only", "gh-pages", cwd=remote).split())
+    r1 = make_results(tmp_path / "r1.json", 1, keys=KEYS)
+    env = dict(os.environ, BENCH_PUBLISH_PAUSE="fetched:3", TMPDIR=str(_tmpdir(tmp_path)))
+    p = subprocess.Popen(publish_cmd(remote, r1), stderr=subprocess.PIPE, text=True, env=env)
+    line = p.stderr.readline()
+    while line and "paused at" not in line:
+        line = p.stderr.readline()
+    (wt,) = [d for d in _tmpdir(tmp_path).glob("bench-publish-*/data")]
+    on_disk = {f.relative_to(wt).as_posix() for f in wt.rglob("*") if f.is_file() and ".git" not in f.parts}
+    _, err = p.communicate(timeout=300)
+    assert p.returncode == 0, err
+    assert on_disk == {".gitignore", "dev/bench/data.js"}, on_disk    # March's files do not exist yet
+    after = set(git("ls-tree", "-r", "--name-only", "gh-pages", cwd=remote).split())
+    assert before <= after and {"history/runs/2026-03.json", "history/linux/sleep/2026-03.json"} <= after
+    wt2 = checkout(remote, tmp_path / "co")
+    assert history.check(wt2 / "history") == [] and len(history.load(wt2 / "history").runs) == 2
+
+
+def test_a_publisher_that_cannot_land_says_how_to_publish_its_runs_again(tmp_path):
+    """Another publisher lands while this one holds its commit (paused after the fetch);
+    with one attempt allowed it gives up in one line naming the command that publishes
+    its runs again, and that command lands them."""
+    remote = tmp_path / "pages.git"
+    r0, r1, r2 = (make_results(tmp_path / f"r{i}.json", i, keys=KEYS) for i in range(3))
+    assert subprocess.run(publish_cmd(remote, r0), capture_output=True).returncode == 0
+    env = dict(os.environ, BENCH_PUBLISH_PAUSE="fetched:20")
+    slow = subprocess.Popen(publish_cmd(remote, r1, extra=["--retries", "1"]), stderr=subprocess.PIPE, text=True,
+                            env=env)
+    line = slow.stderr.readline()
+    while line and "paused at" not in line:
+        line = slow.stderr.readline()
+    assert subprocess.run(publish_cmd(remote, r2), capture_output=True).returncode == 0   # lands first
+    _, err = slow.communicate(timeout=300)
+    assert slow.returncode == 1
+    (msg,) = [ln for ln in err.splitlines() if "gave up" in ln]
+    assert "gave up after 1 attempt(s)" in msg and "nothing is lost" in msg and str(r1) in msg, msg
+    again = msg.split("publish them again with `", 1)[1].split("`", 1)[0]
+    assert again.startswith("ci-scripts/bench publish --remote ")
+    p = subprocess.run(["bash", "-c", again], cwd=BENCH.parent.parent, capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    wt = checkout(remote, tmp_path / "co")
+    assert len(history.load(wt / "history").runs) == 3

@@ -21,7 +21,10 @@ def add_arguments(p):
     p.add_argument("--repo-url", default=envinfo.repo_url(), help="repository URL for commit links (default: from GITHUB_*)")
     p.add_argument("--out", type=Path, help="render the site of the branch's history into this folder "
                    "(open OUT/index.html; the workflow deploys it); without it, nothing is rendered")
-    p.add_argument("--retries", type=int, default=15, help="attempts when the branch moved meanwhile (default: 15)")
+    p.add_argument("--retry-for", type=float, default=publish.RETRY_FOR_S, metavar="SECONDS",
+                   help="keep trying this long while other publishers land first (jittered backoff; "
+                        f"default: {publish.RETRY_FOR_S:g}); then one line says how to publish the runs again")
+    p.add_argument("--retries", type=int, default=1000, help="at most this many attempts (default: 1000)")
     p.add_argument("--jobs", type=int, default=None, help="parallel gnuplot / change-point processes")
     p.add_argument("--no-changepoints", action="store_true", help="skip change-point detection")
     p.add_argument("--data-js-max-items", type=int, default=data_js.MAX_ITEMS,
@@ -32,7 +35,7 @@ def add_arguments(p):
 
 def run(args) -> int:
     publish.publish(args.remote, args.branch, args.results, site_url=args.site_url, repo_url=args.repo_url,
-                    out=args.out, retries=args.retries, jobs=args.jobs, detect=not args.no_changepoints,
+                    out=args.out, retries=args.retries, retry_for_s=args.retry_for, jobs=args.jobs, detect=not args.no_changepoints,
                     max_items=args.data_js_max_items)
     if args.out:
         print(f"open {args.out.resolve() / 'index.html'}")
