@@ -21,7 +21,9 @@ was; re-running it completes the run). The run id is derived from the results fi
 content, so adding the same results again adds nothing.
 
 Every record carries a digest of its own content, so a hand edit is reported by
-`check` (and `add` refuses to append to a file that does not check).
+`check`, and `add` refuses to append to a file whose form, place or digests do not
+check (it validates against the schema only the records it writes: an old record
+that still hashes to its digest was validated when it was written).
 """
 
 from __future__ import annotations
@@ -220,12 +222,19 @@ def _rows_problems(doc: dict, rel: str, runs: dict[str, dict]) -> list[str]:
         run = runs.get(row[0])
         if run is None:
             continue
-        e = history_rows.decode(row, series, run)
+        try:
+            e = history_rows.decode(row, series, run)
+        except history_rows.RowError as err:
+            found.append(f"{where}: {err}")
+            continue
         if e["digest"] != digest_of(e):
             found.append(f"{where}: digest mismatch: the entry was changed after it was written (hand edit?)")
             continue
         if e["digest"] not in _VALID_RECORDS:
-            found.extend(f"{where}{p[1:]}" for p in record_problems(e, "entry"))
+            schema_found = record_problems(e, "entry")
+            if schema_found:
+                found.extend(f"{where}{p[1:]}" for p in schema_found)
+                continue
         if month_of(e["date"]) != doc["month"]:
             found.append(f"{where}: its run's date {e['date']} is not in month {doc['month']}")
         if e["os"] != doc["os"] or e["key"]["scenario"] != doc["scenario"]:
@@ -233,6 +242,18 @@ def _rows_problems(doc: dict, rel: str, runs: dict[str, dict]) -> list[str]:
     if not found:
         _VALID_RECORDS.update(r[3] for r in doc["rows"] if isinstance(r, list) and r[0] in runs)
     return found
+
+
+_MALFORMED = (KeyError, TypeError, AttributeError, IndexError, ValueError)
+
+
+def _problems_or_malformed(path: Path, doc, rel: str, runs: dict[str, dict] | None) -> list[str]:
+    """file_problems, with a record of a shape the checks did not foresee (a hand edit
+    whose digest was recomputed) reported as one problem instead of a traceback."""
+    try:
+        return file_problems(path, doc, rel, runs)
+    except _MALFORMED as err:
+        return [f"a record of an unexpected shape ({type(err).__name__}: {err})"]
 
 
 def _trust_digests(doc) -> None:
@@ -261,7 +282,7 @@ def read_file(path: Path, rel: str, runs: dict[str, dict] | None = None, *, trus
     doc = strictjson.read(path, max_bytes=MAX_FILE_BYTES)
     if trust_digests:
         _trust_digests(doc)
-    found = file_problems(path, doc, rel, runs)
+    found = _problems_or_malformed(path, doc, rel, runs)
     if found:
         more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
         raise BenchError(f"{path}: not a valid history file: {found[0]}{more}")
@@ -513,9 +534,18 @@ def _run_records(root: Path) -> dict[str, dict[str, dict]]:
         except BenchError:
             continue
         if isinstance(doc, dict) and doc.get("kind") == "runs" and isinstance(doc.get("runs"), list):
+            # only run records that check: a history/2 entry is decoded beside its run record
             out.setdefault(str(doc.get("month")), {}).update(
-                (r["run"], r) for r in doc["runs"] if isinstance(r, dict) and isinstance(r.get("run"), str))
+                (r["run"], r) for r in doc["runs"] if isinstance(r, dict) and isinstance(r.get("run"), str)
+                and (_known_valid(r) or (r.get("digest") == _digest_or_none(r) and not record_problems(r, "run"))))
     return out
+
+
+def _digest_or_none(rec: dict) -> str | None:
+    try:
+        return digest_of(rec)
+    except _MALFORMED:
+        return None
 
 
 def check(root) -> list[str]:
@@ -536,7 +566,7 @@ def check(root) -> list[str]:
         except BenchError as err:
             problems.append(str(err))
             continue
-        found = file_problems(path, doc, rel, runs.get(path.stem, {}))
+        found = _problems_or_malformed(path, doc, rel, runs.get(path.stem, {}))
         problems.extend(f"{path}: {p}" for p in found)
     return problems
 
@@ -579,6 +609,7 @@ def load(root) -> History:
     if not root.is_dir():
         raise BenchError(f"{root}: no such history directory")
     runs: dict[str, dict] = {}
+    by_month: dict[str, dict[str, dict]] = {}
     docs = []
     for path, rel in history_files(root):
         try:
@@ -586,14 +617,24 @@ def load(root) -> History:
         except BenchError as err:
             raise BenchError(f"{err}; run `bench history check`") from None
         kind = doc.get("kind") if isinstance(doc, dict) else None
-        if kind == "runs":
-            for r in doc.get("runs", []):
-                runs[r["run"]] = r
-        elif kind == "entries":
-            docs.append(doc)
-        else:
-            raise BenchError(f"{path}: not a history file; run `bench history check`")
-    entries = [e for doc in docs for e in file_entries(doc, runs) if e["run"] in runs]
+        try:
+            if kind == "runs":
+                for r in doc.get("runs", []):
+                    runs[r["run"]] = by_month.setdefault(doc["month"], {})[r["run"]] = r
+            elif kind == "entries":
+                docs.append((path, doc))
+            else:
+                raise BenchError(f"{path}: not a history file; run `bench history check`")
+        except _MALFORMED:
+            raise BenchError(f"{path}: not a valid history file; run `bench history check`") from None
+    entries = []
+    for path, doc in docs:
+        try:
+            # a history/2 row is decoded beside the run records of its own month, as check does
+            month = by_month.get(doc["month"], {}) if is_rows(doc) else runs
+            entries.extend(e for e in file_entries(doc, month) if e["run"] in runs)
+        except (*_MALFORMED, history_rows.RowError):
+            raise BenchError(f"{path}: not a valid history file; run `bench history check`") from None
     entries.sort(key=lambda e: (e["date"], e["run"], e["id"]))
     return History(runs, entries)
 

@@ -103,8 +103,17 @@ def row_id(row: list, series: Series) -> str:
     return series.by_index[row[1]]["id"]
 
 
+class RowError(ValueError):
+    """A row that cannot be an entry (a hand edit): its message is one line."""
+
+
 def decode(row: list, series: Series, run: dict | None) -> dict:
     """The entry a row holds (run: its run record; without one, only what the row says)."""
+    if row[1] not in series.by_index:
+        raise RowError(f"series {row[1]!r} is not declared above it")
+    if not isinstance(row[2], dict) or set(row[2]) & set(_FROM_ROW):
+        raise RowError(f"its fields may not say {', '.join(sorted(set(row[2]) & set(_FROM_ROW)))}"
+                       if isinstance(row[2], dict) else "its fields are not an object")
     s = series.by_index[row[1]]
     entry = {"run": row[0], "id": s["id"], "key": s["key"]}
     if run is not None:

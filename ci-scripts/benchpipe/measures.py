@@ -219,7 +219,8 @@ def efficiency(t1: float | None, tn: float | None, n: int) -> float | None:
 # counts in 10 ms ticks, so one window's figure is uncertain by up to a tick per CPU at
 # each end: a single run is called contended only beyond that margin (short windows
 # rarely are on their own), a benchmark on the sum over its runs beyond a tick per CPU
-# times the square root of the runs (the windows' tick errors are independent). Without
+# times the square root of the runs (the windows' tick errors are independent), and never
+# less than one run's margin. Without
 # that margin an idle machine was called contended: 30 ms windows read 0.33 cores of
 # "others" whenever one stray tick fell in them, 0.255 cores over 5 runs on a CI run.
 CONTENDED_CORES = 0.25
@@ -265,7 +266,7 @@ def contended(records: list[dict]) -> bool:
     pairs = [p for p in pairs if p[0] is not None and p[1]]
     if not pairs:
         return False
-    margin = TICK_S * max(c for _, _, c in pairs) * math.sqrt(len(pairs))
+    margin = TICK_S * max(c for _, _, c in pairs) * max(2.0, math.sqrt(len(pairs)))
     return sum(o for o, _, _ in pairs) - margin > CONTENDED_CORES * sum(e for _, e, _ in pairs)
 
 

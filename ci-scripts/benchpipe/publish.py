@@ -131,9 +131,12 @@ def _fetch(wt: Path, remote: str, branch: str, sparse: list[str] | None = None) 
         return True
     if "couldn't find remote ref" in p.stderr or "could not find remote ref" in p.stderr.lower():
         if _git(["rev-parse", "--verify", "--quiet", "HEAD"], cwd=wt, check=False).returncode == 0:
-            # an earlier attempt committed here, and the branch is still missing: start over
-            shutil.rmtree(wt)
-            return _fetch(wt, remote, branch, sparse)
+            # an earlier attempt committed here, and the branch is still missing: drop that
+            # commit (the orphan branch is made again below)
+            _git(["checkout", "--quiet", "--detach"], cwd=wt)
+            _git(["branch", "--quiet", "-D", branch], cwd=wt)
+            _git(["rm", "-r", "-q", "--cached", "--ignore-unmatch", "."], cwd=wt)
+            _git(["clean", "--quiet", "-d", "--force", "-x", "--exclude=.lock"], cwd=wt)
         _git(["checkout", "--quiet", "--orphan", branch], cwd=wt)
         return False
     tail = " | ".join(p.stderr.strip().splitlines()[-2:])
@@ -164,6 +167,8 @@ def publish(remote: str, branch: str, results_paths, *, site_url: str = "", repo
             out: Path | None = None, retries: int = 1000, retry_for_s: float = RETRY_FOR_S,
             jobs: int | None = None, detect: bool = True, max_items: int = data_js.MAX_ITEMS,
             log=print) -> PublishReport:
+    if retries < 1:
+        raise BenchError(f"--retries must be at least 1, not {retries}")
     paths = [Path(p) for p in results_paths]
     docs = [(str(p), results.load(p)) for p in paths]  # every input valid before anything else
     versus = [compare.toolchain_verdicts(doc) for _, doc in docs]  # once: every attempt adds the same runs
@@ -178,7 +183,7 @@ def publish(remote: str, branch: str, results_paths, *, site_url: str = "", repo
                                                           max_items, env, log)
         except _GaveUp as gave_up:
             raise BenchError(f"{gave_up}; nothing of these runs was pushed, and nothing is lost: publish them "
-                             f"again with `{republish_command(remote, branch, paths)}` (idempotent: runs that "
+                             f"again with `{republish_command(remote, branch, paths, max_items)}` (idempotent: runs that "
                              "landed meanwhile are skipped), or in CI re-run the workflow's failed job") from None
         if out:
             _full_checkout(wt)
@@ -189,9 +194,11 @@ def publish(remote: str, branch: str, results_paths, *, site_url: str = "", repo
         shutil.rmtree(work, ignore_errors=True)
 
 
-def republish_command(remote: str, branch: str, paths) -> str:
-    """The command that publishes these results files again (shell-quoted)."""
-    args = ["ci-scripts/bench", "publish", "--remote", remote, "--branch", branch, *map(str, paths)]
+def republish_command(remote: str, branch: str, paths, max_items: int = data_js.MAX_ITEMS) -> str:
+    """The command that publishes these results files again (quoted for bash, which runs
+    the pipeline on every OS; from the repository's root)."""
+    keep = [] if max_items == data_js.MAX_ITEMS else ["--data-js-max-items", str(max_items)]
+    args = ["ci-scripts/bench", "publish", "--remote", remote, "--branch", branch, *keep, *map(str, paths)]
     return " ".join(shlex.quote(str(a)) for a in args)
 
 

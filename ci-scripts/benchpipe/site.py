@@ -22,6 +22,7 @@ from pathlib import Path
 import jinja2
 
 from benchpipe import ROOT, catalogue, charts, history, measures, trends, units, versions
+from benchpipe.errors import BenchError
 from benchpipe.fsutil import atomic_write_text, swap_dir
 from benchpipe.metrics import HEADLINE, METRICS, charted, page_data
 from benchpipe.results import family_id, format_params
@@ -224,7 +225,17 @@ def render(history_dir, out_dir, *, site_url: str = "", repo_url: str = "", jobs
     created = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
     try:
-        return _render(out, history_dir, rep, t0, detect, jobs, cp_options, site_url, repo_url, keep_chart_sources)
+        try:
+            return _render(out, history_dir, rep, t0, detect, jobs, cp_options, site_url, repo_url,
+                           keep_chart_sources)
+        except (KeyError, TypeError, AttributeError, IndexError, ValueError):
+            # Reading is fast and trusts what checked when it was written; a record edited
+            # by hand, its digest recomputed, fails here. Say which, in one line.
+            problems = history.check(history_dir)
+            if problems:
+                raise BenchError(f"{problems[0]} (the site is rendered from a valid history only; "
+                                 f"`bench history check` lists every problem)") from None
+            raise
     except BaseException:
         # A failed render leaves the site as it was: no half-built folders, and no new
         # output folder at all where there was none.

@@ -139,3 +139,58 @@ def test_rows_are_short_and_hold_what_the_run_record_does_not(nightly, tmp_path)
         assert isinstance(r[2]["time_s"], list) and len(r[2]["time_s"]) == len(history_rows.STATS)
     (entry,) = [e for e in history.load(root).entries if e["id"] == series[0]["id"]]
     assert history.digest_of(entry) == entry["digest"] == rows[0][3]
+
+
+def _rewrite_row(target: Path, change) -> None:
+    """Change the first entry row of a history/2 file by hand and give it the digest of
+    what it now decodes to (a hand edit that knows the digest rule)."""
+    doc = json.loads(target.read_text())
+    runs = history._run_records(target.parent.parent.parent)[doc["month"]]
+    series = history_rows.Series(doc["rows"])
+    i, row = next((i, r) for i, r in enumerate(doc["rows"]) if isinstance(r, list))
+    change(row)
+    try:
+        e = history_rows.decode(row, series, runs[row[0]])
+        row[3] = history.digest_of({k: v for k, v in e.items() if k != "digest"})
+    except (history_rows.RowError, KeyError):
+        pass
+    doc["rows"][i] = row
+    target.write_text(history.serialise(doc))
+
+
+@pytest.mark.parametrize("change, problem", [
+    (lambda row: row[2].update(key={"scenario": 5}), "may not say key"),
+    (lambda row: row[2].update(date=5), "date"),
+    (lambda row: row.__setitem__(1, 99), "not declared"),
+    (lambda row: row[2].__setitem__("time_s", "fast"), "time_s"),
+])
+def test_hostile_rows_are_one_line_problems_never_tracebacks(nightly, tmp_path, change, problem):
+    root = tmp_path / "h"
+    add_results(root, sorted(nightly.glob("*.json"))[:2])
+    (target,) = [p for p, rel in history.history_files(root) if rel.startswith("linux/cpu/")]
+    _rewrite_row(target, change)
+    found = history.check(root)
+    assert found and str(target) in found[0] and problem in found[0] and "\n" not in found[0], found
+    p = subprocess.run([str(BENCH), "history", "check", "--history", str(root)], capture_output=True, text=True)
+    assert p.returncode == 1 and "Traceback" not in p.stderr and str(target) in p.stderr
+    for cmd in (["site", "--history", str(root), "--out", str(tmp_path / "site"), "--no-changepoints"],
+                ["history", "add", "--history", str(root), str(sorted(nightly.glob("*.json"))[2])]):
+        p = subprocess.run([str(BENCH), *cmd], capture_output=True, text=True)
+        assert "Traceback" not in p.stderr, p.stderr
+        assert p.returncode in (0, 1) and (p.returncode == 0 or p.stderr.strip().count("\n") == 0), p.stderr
+
+
+def test_a_broken_run_record_is_reported_and_its_rows_are_not_decoded_beside_it(nightly, tmp_path):
+    root = tmp_path / "h"
+    add_results(root, sorted(nightly.glob("*.json"))[:2])
+    runs_file = root / "runs" / "2026-01.json"
+    doc = json.loads(runs_file.read_text())
+    rec = doc["runs"][0]
+    del rec["toolchains"]
+    rec["digest"] = history.digest_of(rec)
+    runs_file.write_text(history.serialise(doc))
+    found = history.check(root)
+    assert found and str(runs_file) in found[0] and "toolchains" in found[0], found
+    p = subprocess.run([str(BENCH), "site", "--history", str(root), "--out", str(tmp_path / "site"),
+                        "--no-changepoints"], capture_output=True, text=True)
+    assert "Traceback" not in p.stderr and (p.returncode == 0 or p.stderr.strip().count("\n") == 0), p.stderr
