@@ -155,7 +155,7 @@ def size_charts(model: trends.Model, cat, datadir: Path) -> list[Chart]:
                 bld = _builds().get(build)
                 dt = (bld.dash if bld else 1) + (2 * others.index(other) if len(others) > 1 else 0)
                 label = f"{bld.label if bld else build} {variant}" + (f" {other}" if len(others) > 1 and other else "")
-                plots.append(f"{gq(str(fname))} index {i} using 1:2:3:4 with yerrorlines lc rgb '{colour}' lw 2 "
+                plots.append(f"{gq(fname.name)} index {i} using 1:2:3:4 with yerrorlines lc rgb '{colour}' lw 2 "
                              f"pt {pt} ps 1.1 dt {dt} title {gq(label)}")
             if not blocks:
                 continue
@@ -270,8 +270,8 @@ def _bar_chart(name: str, rows: list, datadir: Path, title: str, png: bool) -> C
                                  for yy, v, c in zip(ys, vals, colours) if v is not None) or "0 0 0 0 0")
     fname.write_text("\n\n\n".join(blocks) + "\n", encoding="utf-8")
     labels = [label for _, label, _ in rows]
-    wide = _bars_wide(name, gq(str(fname)), title, ys, labels, panels, png)
-    wide.narrow = _bars_narrow(f"{name}-narrow", gq(str(fname)), title, ys, labels, panels)
+    wide = _bars_wide(name, gq(fname.name), title, ys, labels, panels, png)
+    wide.narrow = _bars_narrow(f"{name}-narrow", gq(fname.name), title, ys, labels, panels)
     return wide
 
 
@@ -404,11 +404,11 @@ def trend_charts(model: trends.Model, datadir: Path) -> list[Chart]:
                 c = colour if i == 0 else tint(colour, 0.45 + 0.15 * (i - 1))
                 band = tint(c, 0.6)
                 tc = s.label
-                plots.append(f"{gq(str(fname))} index {i} using 1:{col + 1}:{col + 2} with filledcurves "
+                plots.append(f"{gq(fname.name)} index {i} using 1:{col + 1}:{col + 2} with filledcurves "
                              f"fc rgb '{band}' fs transparent solid 0.35 notitle")
                 style = (f"linespoints pt {POINTS[i % len(POINTS)]} ps {0.9 if one else 0.5}"
                          if len(s.entries) <= 60 else "lines")  # a year of points: a line, not 365 markers
-                plots.append(f"{gq(str(fname))} index {i} using 1:{col} with {style} lc rgb '{c}' lw 2 "
+                plots.append(f"{gq(fname.name)} index {i} using 1:{col} with {style} lc rgb '{c}' lw 2 "
                              f"dt {1 + i} title {gq(tc + ' median')}")
             if any(s.metric_changepoints.get(metric, []) for s in group):
                 plots.append(f"NaN with lines lc rgb '{CP_COLOUR}' dt 2 lw 1.5 title 'change point'")
@@ -474,7 +474,7 @@ def toolchain_charts(model: trends.Model, cat, datadir: Path) -> list[Chart]:
         fname = datadir / f"{trends.slug(f'tc-{sc}-{os_}-{lang}')}.dat"
         fname.write_text("\n".join(rows) + "\n", encoding="utf-8")
         base = lang_colour(lang)
-        plots = [f"{gq(str(fname))} using {i + 2}:xtic(1) lc rgb '{tint(base, 0.3 * i)}' title {gq(f'{newer} / {o}')}"
+        plots = [f"{gq(fname.name)} using {i + 2}:xtic(1) lc rgb '{tint(base, 0.3 * i)}' title {gq(f'{newer} / {o}')}"
                  for i, o in enumerate(olders)]
         height = max(380, 140 + 16 * len(rows))
         script = "\n".join([
@@ -516,7 +516,11 @@ def render(charts: list[Chart], outdir: Path, workdir: Path, jobs: int | None = 
                 written.append(path.relative_to(outdir).as_posix())
         script = workdir / f"charts-{n}.gp"
         script.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        procs.append((script, subprocess.Popen([exe, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)))
+        # run in workdir, the scripts naming their data files by name: gnuplot writes a
+        # plot's command into the SVG, and a temp path there made every chart differ from
+        # the same chart rendered before
+        procs.append((script, subprocess.Popen([exe, str(script)], cwd=workdir, stdout=subprocess.PIPE,
+                                               stderr=subprocess.PIPE)))
     for script, p in procs:
         _out, err = p.communicate()
         if p.returncode != 0:
@@ -557,8 +561,8 @@ def version_charts(model: trends.Model, datadir: Path) -> list[Chart]:
             "set xtics rotate by -30", "set grid lc rgb '#dddddd'", "set key top left noenhanced",
             f"set ylabel {gq(f'newer / older ({HEADLINE.label})')}",
             "set arrow from graph 0, first 1 to graph 1, first 1 nohead lc rgb '#444444' dt 2 front",
-            f"plot {gq(str(fname))} using 1:2:3:4 with yerrorbars lc rgb '{tint(colour, 0.5)}' title 'lowest .. highest benchmark', \\",
-            f"     {gq(str(fname))} using 1:2 with linespoints lc rgb '{colour}' lw 2 pt 7 title 'geometric mean'",
+            f"plot {gq(fname.name)} using 1:2:3:4 with yerrorbars lc rgb '{tint(colour, 0.5)}' title 'lowest .. highest benchmark', \\",
+            f"     {gq(fname.name)} using 1:2 with linespoints lc rgb '{colour}' lw 2 pt 7 title 'geometric mean'",
         ])
         charts.append(Chart(name, script, width=860, height=360))
     return charts

@@ -5,12 +5,15 @@ Layout of a history directory:
 
     runs/<YYYY-MM>.json                    one record per run (provenance), kind "runs"
     <os>/<scenario>/<YYYY-MM>.json         one entry per run and benchmark, kind "entries"
+    <os>/<scenario>/<YYYY-MM>.json.xz      a closed month summarised, kind "summary"
 
 An entries file is history/1 (one object per entry, every field) or, written since,
 history/2 (a row per entry holding what its series and its run record do not say:
 history_rows); both read to the same entries. `add` appends to a file in the format it
 has and starts new files in history/2; `migrate` rewrites history/1 files as history/2
-and proves each entry decodes to what it was (its digest).
+and proves each entry decodes to what it was (its digest). `compact` rewrites each month
+older than KEEP_DAYS as a summarised month (history_summary: medians, intervals and
+counts, compressed), proven entry by entry before the full file is removed.
 
 No file grows without bound (one month of one scenario on one OS). Every file is
 written whole to a temp file and renamed (fsutil), after the new content was validated
@@ -35,14 +38,14 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from benchpipe import history_rows, measures, metrics, results, schema, strictjson
+from benchpipe import history_rows, history_summary, measures, metrics, results, schema, strictjson
 from benchpipe.errors import BenchError
-from benchpipe.fsutil import atomic_write_text, file_lock
+from benchpipe.fsutil import atomic_write_bytes, atomic_write_text, file_lock
 from benchpipe.stats import summarize
 
 HISTORY_SCHEMA = "gorust-bench.history/1"   # runs files, and entries files written before history/2
 RUNS_DIR = "runs"
-_MONTH_FILE = re.compile(r"^[0-9]{4}-[0-9]{2}\.json$")
+_MONTH_FILE = re.compile(r"^[0-9]{4}-[0-9]{2}\.json(\.xz)?$")
 # One month of one scenario on one OS (or of run records): far below this.
 MAX_FILE_BYTES = 256 * 2**20
 
@@ -78,7 +81,8 @@ def month_of(date: str) -> str:
 
 # --------------------------------------------------------------------------- validation
 
-_DEFS = {"entries": "entries_file", "runs": "runs_file", "entry": "entry", "run": "run", "rows": "rows_file"}
+_DEFS = {"entries": "entries_file", "runs": "runs_file", "entry": "entry", "run": "run", "rows": "rows_file",
+         "summary": "summary_file"}
 
 
 def record_problems(record, kind: str) -> list[str]:
@@ -91,22 +95,34 @@ def is_rows(doc) -> bool:
 
 
 def list_name(doc: dict) -> str:
-    return "runs" if doc["kind"] == "runs" else "rows" if is_rows(doc) else "entries"
+    return "runs" if doc["kind"] == "runs" else "rows" if is_rows(doc) or doc["kind"] == "summary" else "entries"
+
+
+def read_doc(path: Path):
+    """A history file parsed (a summarised month decompressed first); one BenchError."""
+    if not path.name.endswith(history_summary.SUFFIX):
+        return strictjson.read(path, max_bytes=MAX_FILE_BYTES)
+    try:
+        data = path.read_bytes()
+    except OSError as err:
+        raise BenchError(f"{path}: cannot read: {err}") from None
+    return strictjson.loads(history_summary.decompress(data, str(path), MAX_FILE_BYTES), str(path))
 
 
 def file_entries(doc: dict, runs: dict[str, dict]) -> list[dict]:
-    """The entries of a parsed entries file, either format; a history/2 row whose run has
-    no record in `runs` is left out (its entry is whole only beside it: uncommitted)."""
-    if not is_rows(doc):
+    """The entries of a parsed entries or summary file, any format; a history/2 row whose
+    run has no record in `runs` is left out (its entry is whole only beside it:
+    uncommitted). A summarised month's entries have no digest and only KEPT statistics."""
+    if not (is_rows(doc) or history_summary.is_summary(doc)):
         return list(doc["entries"])
     series = history_rows.Series(doc["rows"])
-    return [history_rows.decode(r, series, runs[r[0]]) for r in doc["rows"]
-            if isinstance(r, list) and r[0] in runs]
+    decode = history_summary.decode if history_summary.is_summary(doc) else history_rows.decode
+    return [decode(r, series, runs[r[0]]) for r in doc["rows"] if isinstance(r, list) and r[0] in runs]
 
 
 def _entry_keys(doc: dict) -> list[tuple[str, str]]:
     """(run, id) of every entry of an entries file (no run records needed)."""
-    if not is_rows(doc):
+    if not (is_rows(doc) or history_summary.is_summary(doc)):
         return [(e["run"], e["id"]) for e in doc["entries"]]
     series = history_rows.Series(doc["rows"])
     return [(r[0], history_rows.row_id(r, series)) for r in doc["rows"] if isinstance(r, list)]
@@ -129,9 +145,12 @@ def file_problems(path: Path, doc, rel: str, runs: dict[str, dict] | None = None
     """Problems of one parsed history file (schema, place, digests, duplicates). runs:
     the run records of the file's month, which a history/2 file needs to be checked
     entry by entry (its rows of other runs are checked for form only)."""
-    if not isinstance(doc, dict) or doc.get("kind") not in ("entries", "runs"):
-        return ['$.kind: must be "entries" or "runs"']
-    if is_rows(doc):
+    if not isinstance(doc, dict) or doc.get("kind") not in ("entries", "runs", "summary"):
+        return ['$.kind: must be "entries", "runs" or "summary"']
+    if Path(rel).name.endswith(history_summary.SUFFIX) != history_summary.is_summary(doc):
+        return [f"a {doc['kind']} file may not be named {Path(rel).name} (summarised months: "
+                f"<YYYY-MM>{history_summary.SUFFIX}, every other file <YYYY-MM>.json)"]
+    if is_rows(doc) or history_summary.is_summary(doc):
         return _rows_problems(doc, rel, runs or {})
     kind = doc["kind"]
     name = list_name(doc)
@@ -175,7 +194,7 @@ def _place_problems(doc: dict, rel: str) -> list[str]:
     elif len(parts) != 3 or parts[0] != doc["os"] or parts[1] != doc["scenario"]:
         found.append(f"an entries file of os {doc['os']!r} and scenario {doc['scenario']!r} "
                      f"belongs in {doc['os']}/{doc['scenario']}/{doc['month']}.json")
-    if parts and parts[-1] != f"{doc['month']}.json":
+    if parts and parts[-1] not in (f"{doc['month']}.json", f"{doc['month']}{history_summary.SUFFIX}"):
         found.append(f"$.month: {doc['month']!r} does not match the file name")
     return found
 
@@ -186,20 +205,30 @@ def _known_row(row) -> bool:
 
 
 def _rows_problems(doc: dict, rel: str, runs: dict[str, dict]) -> list[str]:
-    """Problems of a history/2 entries file: its form, its place, its series, and each
-    entry whose run record is at hand decoded and checked as history/1 checks an entry
-    (schema, digest: the entry is the one that was written, month, OS, scenario)."""
+    """Problems of a history/2 entries file or a summarised month: its form, its place,
+    its series, and each entry whose run record is at hand decoded and checked as
+    history/1 checks an entry (schema, digest: the entry is the one that was written,
+    month, OS, scenario). A summarised month has one digest, of the whole file, and
+    every row's run record must be there (compaction keeps only committed entries)."""
+    summary = history_summary.is_summary(doc)
+    kind = "summary" if summary else "rows"
     rows = doc.get("rows")
     # rows whose entry was validated before in this process: their form is not checked by
     # the schema again (their digest still is, against the decoded entry)
     known = {i for i, r in enumerate(rows) if _known_row(r)} if isinstance(rows, list) else set()
     found = record_problems({**doc, "rows": [r for i, r in enumerate(rows) if i not in known]} if known else doc,
-                            "rows")
+                            kind)
     if found and known:
-        found = record_problems(doc, "rows")  # the messages' indices count every row
+        found = record_problems(doc, kind)  # the messages' indices count every row
     if found:
         return found
     found = _place_problems(doc, rel)
+    if summary:
+        if doc["digest"] != digest_of(doc):
+            found.append("$.digest: digest mismatch: the file was changed after it was summarised (hand edit?)")
+            return found
+        if doc["count"] != sum(1 for r in doc["rows"] if isinstance(r, list)):
+            found.append(f"$.count: {doc['count']} is not the number of its rows")
     series = history_rows.Series()
     seen = set()
     for i, row in enumerate(doc["rows"]):
@@ -221,6 +250,19 @@ def _rows_problems(doc: dict, rel: str, runs: dict[str, dict]) -> list[str]:
         seen.add(ident)
         run = runs.get(row[0])
         if run is None:
+            if summary:
+                found.append(f"{where}: run {row[0]} has no run record in runs/{doc['month']}.json")
+            continue
+        if summary:
+            try:
+                e = history_summary.decode(row, series, run)
+            except history_rows.RowError as err:
+                found.append(f"{where}: {err}")
+                continue
+            if doc["digest"] not in _VALID_RECORDS:
+                found.extend(f"{where}{p[1:]}" for p in record_problems(history_summary.as_entry(e), "entry"))
+            if month_of(e["date"]) != doc["month"] or e["os"] != doc["os"] or e["key"]["scenario"] != doc["scenario"]:
+                found.append(f"{where}: its run's date, OS or scenario does not match the file")
             continue
         try:
             e = history_rows.decode(row, series, run)
@@ -239,7 +281,9 @@ def _rows_problems(doc: dict, rel: str, runs: dict[str, dict]) -> list[str]:
             found.append(f"{where}: its run's date {e['date']} is not in month {doc['month']}")
         if e["os"] != doc["os"] or e["key"]["scenario"] != doc["scenario"]:
             found.append(f"{where}: os/scenario do not match the file")
-    if not found:
+    if not found and summary:
+        _VALID_RECORDS.add(doc["digest"])
+    elif not found:
         _VALID_RECORDS.update(r[3] for r in doc["rows"] if isinstance(r, list) and r[0] in runs)
     return found
 
@@ -279,7 +323,7 @@ def _trust_digests(doc) -> None:
 def read_file(path: Path, rel: str, runs: dict[str, dict] | None = None, *, trust_digests: bool = False) -> dict:
     """Read and check one history file (trust_digests: see _trust_digests); any problem
     is one BenchError with the path."""
-    doc = strictjson.read(path, max_bytes=MAX_FILE_BYTES)
+    doc = read_doc(path)
     if trust_digests:
         _trust_digests(doc)
     found = _problems_or_malformed(path, doc, rel, runs)
@@ -487,6 +531,10 @@ def add(root, docs: list[tuple[str, dict]], versus: list[dict] | None = None) ->
         for erel, new in pending_entries.items():
             os_, scen, _ = erel.split("/")
             month = new[0]["date"][:7]
+            if (root / summary_rel(erel)).exists():
+                raise BenchError(f"{root / summary_rel(erel)}: month {month} is summarised (older than "
+                                 f"{history_summary.KEEP_DAYS} days when it was compacted): a run of then cannot be "
+                                 "added; nothing was written")
             entry_docs[erel] = _load_or_new(root, erel, {"schema": history_rows.SCHEMA, "kind": "entries", "os": os_,
                                                           "scenario": scen, "month": month, "rows": []},
                                             month_runs[month])
@@ -510,12 +558,112 @@ def add(root, docs: list[tuple[str, dict]], versus: list[dict] | None = None) ->
     return report
 
 
+# --------------------------------------------------------------------------- summarised months
+
+def summary_rel(rel: str) -> str:
+    """The summarised file of a month's entries file (a/b/2026-01.json -> a/b/2026-01.json.xz)."""
+    return rel[: -len(".json")] + history_summary.SUFFIX
+
+
+def month_end(month: str) -> datetime:
+    """The first moment after a month (UTC)."""
+    y, m = int(month[:4]), int(month[5:7])
+    return datetime(y + m // 12, m % 12 + 1, 1, tzinfo=timezone.utc)
+
+
+def closed_months(months, newest_date: str, keep_days: int = history_summary.KEEP_DAYS) -> list[str]:
+    """The months (of those given) that ended more than keep_days before newest_date (an
+    RFC 3339 date): every entry of the last keep_days days stays whole."""
+    newest = datetime.fromisoformat(newest_date.replace("Z", "+00:00"))
+    return sorted(m for m in set(months) if (newest - month_end(m)).days >= keep_days)
+
+
+@dataclass
+class CompactReport:
+    files: int = 0
+    entries: int = 0
+    left_out: int = 0        # entries of runs without a run record (never part of the history)
+    bytes_before: int = 0
+    bytes_after: int = 0
+    months: list[str] = field(default_factory=list)
+
+
+def newest_run_date(root: Path) -> str | None:
+    dates = [r["date"] for month in _run_records(Path(root)).values() for r in month.values()]
+    return max(dates) if dates else None
+
+
+def compact(root, keep_days: int = history_summary.KEEP_DAYS, newest: str | None = None) -> CompactReport:
+    """Rewrite the entries file of every month that ended more than keep_days before the
+    newest run (or `newest`) as a summarised month (history_summary). Each file is read
+    and checked first; each of its rows is decoded from the new file, beside its run
+    record, and compared with the entry as written less what a summary leaves out; only
+    then is the summarised file written (atomically) and the full one removed. A crash
+    between the two leaves both, the full one read; compacting again completes it.
+    Idempotent. Raises BenchError for a file that does not check, before touching it."""
+    root = Path(root)
+    report = CompactReport()
+    with file_lock(root):
+        newest = newest or newest_run_date(root)
+        if newest is None:
+            return report
+        runs = _run_records(root)
+        candidates = [(p, rel) for p, rel in history_files(root)
+                      if p.suffix == ".json" and not rel.startswith(f"{RUNS_DIR}/") and _MONTH_FILE.match(p.name)]
+        due = set(closed_months({p.stem for p, _ in candidates}, newest, keep_days))
+        for path, rel in candidates:
+            if path.stem not in due:
+                continue
+            month = runs.get(path.stem, {})
+            doc = read_file(path, rel, month, trust_digests=True)
+            if doc["kind"] != "entries":
+                continue
+            entries = file_entries(doc, month) if is_rows(doc) else [e for e in doc["entries"] if e["run"] in month]
+            total = len(_entry_keys(doc))
+            summary = _summarised(doc, entries, month)
+            text = serialise(summary)
+            out = root / summary_rel(rel)
+            if out.exists() and read_doc(out) != summary:
+                raise BenchError(f"{out}: a summarised file of this month is there and differs from what "
+                                 f"{path.name} summarises to; nothing was written (check both with git)")
+            found = file_problems(out, summary, summary_rel(rel), month)
+            if found:
+                raise BenchError(f"{path}: internal error: its summary does not check: {found[0]}; nothing was written")
+            data = history_summary.compress(text)
+            atomic_write_bytes(out, data)
+            report.files += 1
+            report.entries += len(entries)
+            report.left_out += total - len(entries)
+            report.bytes_before += path.stat().st_size
+            report.bytes_after += len(data)
+            report.months = sorted({*report.months, path.stem})
+            path.unlink()
+    return report
+
+
+def _summarised(doc: dict, entries: list[dict], runs: dict[str, dict]) -> dict:
+    """The summarised month of these entries, proven to decode to each entry's projection."""
+    series = history_rows.Series()
+    rows = []
+    for e in entries:
+        for row in history_rows.encode(e, series, runs[e["run"]]):
+            rows.append(row if isinstance(row, dict) else history_summary.row_of(row))
+    out = {"schema": history_summary.SCHEMA, "kind": history_summary.KIND, "os": doc["os"],
+           "scenario": doc["scenario"], "month": doc["month"], "count": len(entries), "rows": rows}
+    out["digest"] = digest_of(out)
+    back = file_entries(out, runs)
+    if [canonical(e) for e in back] != [canonical(history_summary.project(e)) for e in entries]:
+        raise BenchError(f"{doc['os']}/{doc['scenario']}/{doc['month']}: internal error: its summary does not "
+                         "read back as the entries less their dropped statistics; nothing was written")
+    return out
+
+
 # --------------------------------------------------------------------------- reading
 
 def history_files(root: Path) -> list[tuple[Path, str]]:
     root = Path(root)
     out = []
-    for path in sorted(root.rglob("*.json")):
+    for path in sorted([*root.rglob("*.json"), *root.rglob(f"*{history_summary.SUFFIX}")]):
         rel = path.relative_to(root).as_posix()
         if any(part.startswith(".") for part in Path(rel).parts):
             continue
@@ -562,11 +710,11 @@ def check(root) -> list[str]:
             problems.append(f"{path}: not a history file name (expected <YYYY-MM>.json)")
             continue
         try:
-            doc = strictjson.read(path, max_bytes=MAX_FILE_BYTES)
+            doc = read_doc(path)
         except BenchError as err:
             problems.append(str(err))
             continue
-        found = _problems_or_malformed(path, doc, rel, runs.get(path.stem, {}))
+        found = _problems_or_malformed(path, doc, rel, runs.get(path.name[:7], {}))
         problems.extend(f"{path}: {p}" for p in found)
     return problems
 
@@ -576,24 +724,33 @@ def uncommitted(root) -> list[str]:
     ignore them (the history is as it was before that add); adding the same results
     again completes the run."""
     runs, entry_runs = set(), {}
+    halfway = [f"{path}: a summarised copy of this month is there too (an interrupted `bench history compact`: "
+               "this file is read; compacting again completes it)" for path in _interrupted_compactions(root)]
     for path, rel in history_files(root):
         try:
-            doc = strictjson.read(path, max_bytes=MAX_FILE_BYTES)
+            doc = read_doc(path)
         except BenchError:
             continue
         if not isinstance(doc, dict):
             continue
         if doc.get("kind") == "runs":
             runs.update(r.get("run") for r in doc.get("runs", []) if isinstance(r, dict))
-        elif doc.get("kind") == "entries":
-            for e in doc.get("rows" if is_rows(doc) else "entries", []):
-                if isinstance(e, dict) and not is_rows(doc):
-                    entry_runs.setdefault(e.get("run"), str(path))
-                elif isinstance(e, list) and e:
-                    entry_runs.setdefault(e[0], str(path))
-    return [f"{path}: entries of run {run} have no run record yet (an interrupted add; they are ignored "
-            f"until `bench history add` is run again with that run's results)"
-            for run, path in sorted(entry_runs.items(), key=lambda kv: str(kv[0])) if run not in runs]
+        elif doc.get("kind") in ("entries", "summary"):
+            rowish = is_rows(doc) or history_summary.is_summary(doc)   # series rows are objects, entries lists
+            for e in doc.get("rows" if rowish else "entries", []):
+                run = (e[0] if isinstance(e, list) and e else None) if rowish else \
+                    (e.get("run") if isinstance(e, dict) else None)
+                if run is not None:
+                    entry_runs.setdefault(run, str(path))
+    return halfway + [f"{path}: entries of run {run} have no run record yet (an interrupted add; they are "
+                      "ignored until `bench history add` is run again with that run's results)"
+                      for run, path in sorted(entry_runs.items(), key=lambda kv: str(kv[0])) if run not in runs]
+
+
+def _interrupted_compactions(root: Path) -> list[Path]:
+    """Full month files whose summarised copy was written and which were not yet removed."""
+    return [p for p, _ in history_files(root)
+            if p.suffix == ".json" and p.with_name(p.stem + history_summary.SUFFIX).exists()]
 
 
 @dataclass
@@ -611,9 +768,12 @@ def load(root) -> History:
     runs: dict[str, dict] = {}
     by_month: dict[str, dict[str, dict]] = {}
     docs = []
+    halfway = {p.with_name(p.stem + history_summary.SUFFIX) for p in _interrupted_compactions(root)}
     for path, rel in history_files(root):
+        if path in halfway:
+            continue   # its full month file is still there, and read
         try:
-            doc = strictjson.read(path, max_bytes=MAX_FILE_BYTES)
+            doc = read_doc(path)
         except BenchError as err:
             raise BenchError(f"{err}; run `bench history check`") from None
         kind = doc.get("kind") if isinstance(doc, dict) else None
@@ -621,7 +781,7 @@ def load(root) -> History:
             if kind == "runs":
                 for r in doc.get("runs", []):
                     runs[r["run"]] = by_month.setdefault(doc["month"], {})[r["run"]] = r
-            elif kind == "entries":
+            elif kind in ("entries", "summary"):
                 docs.append((path, doc))
             else:
                 raise BenchError(f"{path}: not a history file; run `bench history check`")
@@ -631,7 +791,7 @@ def load(root) -> History:
     for path, doc in docs:
         try:
             # a history/2 row is decoded beside the run records of its own month, as check does
-            month = by_month.get(doc["month"], {}) if is_rows(doc) else runs
+            month = runs if doc["kind"] == "entries" and not is_rows(doc) else by_month.get(doc["month"], {})
             entries.extend(e for e in file_entries(doc, month) if e["run"] in runs)
         except (*_MALFORMED, history_rows.RowError):
             raise BenchError(f"{path}: not a valid history file; run `bench history check`") from None

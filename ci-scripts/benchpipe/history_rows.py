@@ -38,9 +38,14 @@ def from_run(run: dict, key: dict) -> dict:
             "preset": run["preset"], "toolchain_version": run["toolchains"].get(tc, tc)}
 
 
+def is_stats(value) -> bool:
+    """A summary (stats.summarize: every statistic, or all but the standard deviation)."""
+    return isinstance(value, dict) and frozenset(value) in _STATS_SETS
+
+
 def _pack(value):
     """A summary (stats.summarize) as an array in STATS order; anything else as it is."""
-    if isinstance(value, dict) and frozenset(value) in _STATS_SETS:
+    if is_stats(value):
         return [value[k] for k in STATS if k in value]
     return value
 

@@ -5,7 +5,7 @@ folder (`out`), which the publish workflow deploys to GitHub Pages as an artifac
 site is derived from it and never committed, so a night adds its history entries to
 the repository, not a re-rendered site (measured: devtools/pagesgrowth.py, README).
 
-Several jobs may publish at once. None loses an entry, and no push is forced. A
+Several jobs may publish at once. None loses an entry, and no data push is forced. A
 publish fetches the branch's current tip, re-applies `history add` on top of it (the
 history is append-only files, so re-applying is the merge: no textual merge), updates
 data.js (bounded: the newest `max_items` entries per series; the history keeps every
@@ -18,6 +18,14 @@ the history. A publisher that gives up says how to publish its runs again. The r
 publisher killed at any point leaves the branch as it was or with its data. Then, with
 `out`, the site is rendered from the history of the tip this publisher pushed (or
 found, when its runs were already there): every run published before it included.
+
+Once a month the branch is compacted (issue 40: ten years must fit GitHub's limits): a
+publish that finds months older than history_summary.KEEP_DAYS still whole summarises
+them (`history.compact`, each entry proven) and replaces the branch by one commit of
+that tree, pushed with --force-with-lease against the tip it compacted, so a push that
+raced it is never overwritten (the compaction is then left to the next publish, and
+the racing publishers retry on top of the new commit as on any other). The history
+files are the record; the branch's git log of nightly commits is not kept.
 
 Branch layout: history/ (Contract 3), dev/bench/data.js (github-action-benchmark),
 .gitignore. The site of an older layout (pages, assets/, charts/, data/, .cache/ at the
@@ -32,6 +40,7 @@ to open from disk."""
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import re
@@ -166,7 +175,7 @@ MAX_BACKOFF_S = 20.0
 def publish(remote: str, branch: str, results_paths, *, site_url: str = "", repo_url: str = "",
             out: Path | None = None, retries: int = 1000, retry_for_s: float = RETRY_FOR_S,
             jobs: int | None = None, detect: bool = True, max_items: int = data_js.MAX_ITEMS,
-            log=print) -> PublishReport:
+            compact: bool = True, log=print) -> PublishReport:
     if retries < 1:
         raise BenchError(f"--retries must be at least 1, not {retries}")
     paths = [Path(p) for p in results_paths]
@@ -185,6 +194,8 @@ def publish(remote: str, branch: str, results_paths, *, site_url: str = "", repo
             raise BenchError(f"{gave_up}; nothing of these runs was pushed, and nothing is lost: publish them "
                              f"again with `{republish_command(remote, branch, paths, max_items)}` (idempotent: runs that "
                              "landed meanwhile are skipped), or in CI re-run the workflow's failed job") from None
+        if compact:
+            _compact_branch(wt, remote, branch, env, log)
         if out:
             _full_checkout(wt)
             render_site(wt, Path(out), site_url=site_url, repo_url=repo_url, jobs=jobs, detect=detect)
@@ -231,6 +242,55 @@ def _push(wt: Path, remote: str, branch: str, message: str, env: dict) -> str | 
     return None
 
 
+
+
+def _newest_run_date(wt: Path, names: list[str]) -> str | None:
+    """The newest run's date on the branch (its newest runs file, read from git)."""
+    runs = sorted(n for n in names if n.startswith(f"{HISTORY_DIR}/{history.RUNS_DIR}/") and n.endswith(".json"))
+    if not runs:
+        return None
+    text = _git(["show", f"HEAD:{runs[-1]}"], cwd=wt).stdout
+    try:
+        dates = [r["date"] for r in json.loads(text)["runs"]]
+    except (ValueError, KeyError, TypeError):
+        return None   # `history add` reported it already, or will
+    return max(dates) if dates else None
+
+
+def _compact_branch(wt: Path, remote: str, branch: str, env: dict, log) -> str | None:
+    """Summarise the branch's months older than KEEP_DAYS and replace the branch by one
+    commit of the compacted tree (see the module's doc). Returns the new commit, or None
+    (nothing to do, or the branch moved: left to the next publish)."""
+    if _git(["rev-parse", "--verify", "--quiet", "HEAD"], cwd=wt, check=False).returncode != 0:
+        return None
+    names = _git(["ls-tree", "-r", "--name-only", "HEAD", "--", HISTORY_DIR], cwd=wt).stdout.split()
+    newest = _newest_run_date(wt, names)
+    whole = {Path(n).name[:7] for n in names
+             if n.endswith(".json") and not n.startswith(f"{HISTORY_DIR}/{history.RUNS_DIR}/")}
+    if newest is None or not history.closed_months(whole, newest):
+        return None
+    tip = _git(["rev-parse", "HEAD"], cwd=wt).stdout.strip()
+    _full_checkout(wt)
+    rep = history.compact(wt / HISTORY_DIR, newest=newest)
+    if not rep.files:
+        return None
+    _git(["add", "-A"], cwd=wt)
+    tree = _git(["write-tree"], cwd=wt).stdout.strip()
+    message = (f"history compacted: {', '.join(rep.months)} summarised ({rep.entries} entries, "
+               f"{rep.bytes_before / 2**20:.1f} MiB -> {rep.bytes_after / 2**20:.2f} MiB); the branch squashed "
+               f"to this one commit (it was {tip[:12]})")
+    commit = _git(["commit-tree", tree, "-m", message], cwd=wt, env=env).stdout.strip()
+    p = _git(["push", "--quiet", f"--force-with-lease=refs/heads/{branch}:{tip}", remote,
+              f"{commit}:refs/heads/{branch}"], cwd=wt, check=False, env=env)
+    if p.returncode != 0:
+        tail = " | ".join(p.stderr.strip().splitlines()[-1:])
+        log(f"publish: compaction of {', '.join(rep.months)} not pushed ({tail}); left to the next publish")
+        _git(["reset", "--quiet", "--hard", "HEAD"], cwd=wt)
+        _git(["clean", "--quiet", "-d", "--force", "-x", "--exclude=.lock"], cwd=wt)
+        return None
+    _git(["reset", "--quiet", commit], cwd=wt)
+    log(f"publish: {message.split(';')[0]}; {branch} squashed to {commit[:12]}")
+    return commit
 
 
 def _drop_legacy_site(wt: Path) -> None:

@@ -1,17 +1,19 @@
-"""`bench history add|check|migrate`: append runs to the history (Contract 3) / validate
-it / rewrite its history/1 entries files in the compact history/2 format."""
+"""`bench history add|check|migrate|compact`: append runs to the history (Contract 3) /
+validate it / rewrite its history/1 entries files in the compact history/2 format /
+summarise its months older than 90 days (history_summary)."""
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
-from benchpipe import compare, history, results
-from benchpipe.errors import one_line
+from benchpipe import compare, history, history_summary, results
+from benchpipe.errors import BenchError, one_line
 from benchpipe.export import data_js
 
 NAME = "history"
-HELP = "append results to the history (add), validate it (check) or compact it (migrate)"
+HELP = "append results to the history (add), validate it (check), migrate or compact it"
 
 
 def add_arguments(p):
@@ -26,6 +28,22 @@ def add_arguments(p):
     m = sub.add_parser("migrate", help="rewrite history/1 entries files as history/2, each proven to read back "
                                        "entry for entry (refuses a history that does not check)")
     m.add_argument("--history", required=True, type=Path, help="the history directory")
+    k = sub.add_parser("compact", help="summarise each month that ended more than --keep-days before the newest run: "
+                                       "medians, intervals, counts and every other field kept, min/max/mean/stddev "
+                                       "and entry digests dropped, xz-compressed (each entry proven first)")
+    k.add_argument("--history", required=True, type=Path, help="the history directory")
+    k.add_argument("--keep-days", type=_days, default=history_summary.KEEP_DAYS,
+                   help=f"days of whole entries kept (default: {history_summary.KEEP_DAYS})")
+
+
+def _days(text: str) -> int:
+    try:
+        days = int(text)
+    except ValueError:
+        days = -1
+    if days < 30:
+        raise argparse.ArgumentTypeError(f"must be a whole number of days, at least 30, not {text!r}")
+    return days
 
 
 def add_results(root: Path, paths) -> history.AddReport:
@@ -53,6 +71,19 @@ def run(args) -> int:
         print(f"{args.history}: {mig.files} file(s) migrated to history/2 ({mig.entries} entries, "
               f"{mig.bytes_before / 2**20:.1f} MiB -> {mig.bytes_after / 2**20:.1f} MiB); every entry reads back "
               "as it was; `bench history check` verifies it")
+        return 0
+    if args.action == "compact":
+        if not args.history.is_dir():
+            raise BenchError(f"{args.history}: no such history directory")
+        rep = history.compact(args.history, args.keep_days)
+        if not rep.files:
+            print(f"{args.history}: no month to summarise (every month ended within {args.keep_days} days of the "
+                  "newest run, or is summarised already)")
+            return 0
+        dropped = f"; {rep.left_out} entries of runs without a run record left out" if rep.left_out else ""
+        print(f"{args.history}: {rep.files} file(s) of {len(rep.months)} month(s) ({', '.join(rep.months)}) summarised, "
+              f"{rep.entries} entries, {rep.bytes_before / 2**20:.1f} MiB -> {rep.bytes_after / 2**20:.2f} MiB{dropped}; "
+              "every entry proven to read back less its min, max, mean, stddev and digest")
         return 0
     rep = add_results(args.history, args.results)
     if args.data_js:

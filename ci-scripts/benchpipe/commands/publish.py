@@ -1,5 +1,6 @@
 """`bench publish`: the history and data.js committed to the gh-pages branch of a remote
-and pushed (concurrent publishers fetch, re-apply and retry; never a forced push), then
+and pushed (concurrent publishers fetch, re-apply and retry; a data push is never
+forced; once a month the branch is compacted and squashed, with a lease), then
 the site rendered from the branch's history into a folder (the workflow deploys it to
 GitHub Pages)."""
 
@@ -30,13 +31,16 @@ def add_arguments(p):
     p.add_argument("--data-js-max-items", type=int, default=data_js.MAX_ITEMS,
                    help=f"entries per series kept in dev/bench/data.js, oldest dropped (the history keeps all; "
                         f"0: unbounded; default: {data_js.MAX_ITEMS})")
+    p.add_argument("--no-compact", action="store_true",
+                   help="do not summarise months older than 90 days nor squash the branch to one commit "
+                        "(the default does both once a month: ten years stay under GitHub's size limits)")
     p.add_argument("results", nargs="+", type=Path, help="results files")
 
 
 def run(args) -> int:
     publish.publish(args.remote, args.branch, args.results, site_url=args.site_url, repo_url=args.repo_url,
                     out=args.out, retries=args.retries, retry_for_s=args.retry_for, jobs=args.jobs, detect=not args.no_changepoints,
-                    max_items=args.data_js_max_items)
+                    max_items=args.data_js_max_items, compact=not args.no_compact)
     if args.out:
         print(f"open {args.out.resolve() / 'index.html'}")
     return 0

@@ -1,0 +1,218 @@
+"""Summarised months (issue 40): a month older than 90 days is kept as medians,
+intervals, counts and every other field, compressed; the site shows the same series,
+verdicts, change points and charts (byte for byte) before and after; hand edits and
+hostile files are one-line problems; `bench publish` compacts once a month and squashes
+the branch with a lease, never over a push that raced it."""
+
+from __future__ import annotations
+
+import json
+import lzma
+import re
+import subprocess
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from benchpipe import catalogue, history, history_summary, publish, site, trends
+from benchpipe.commands.history import add_results
+from benchpipe.errors import BenchError
+from devtools import synthetic
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+START = datetime(2026, 1, 10, 2, 0, tzinfo=timezone.utc)
+
+
+@pytest.fixture(scope="module")
+def nights(tmp_path_factory) -> list[Path]:
+    """30 nights five days apart (January to May), two toolchains per language (compiler
+    verdicts), Rust 30 % slower from day 40 (a change point in a month that is summarised)."""
+    work = tmp_path_factory.mktemp("nights")
+    keys = synthetic.keys_for("smoke", scenarios=["sleep", "cpu"],
+                              toolchains={"go": synthetic.GO_TOOLCHAINS, "rust": synthetic.RUST_TOOLCHAINS})
+    files = []
+    for i in range(30):
+        day = 5 * i
+        doc = synthetic.results_doc(keys, commit=f"{day:040x}", timestamp=START + timedelta(days=day), runs=5,
+                                    seed=day, factor=lambda k, d=day: 1.3 if d >= 40 and k["lang"] == "rust" else 1.0)
+        files.append(work / f"night{day:03d}.json")
+        files[-1].write_text(json.dumps(doc))
+    return files
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    """Every file of a site folder (the pages without their "Generated <minute>" line)."""
+    return {p.relative_to(root).as_posix(): re.sub(rb"Generated [^<]* UTC", b"", p.read_bytes())
+            for p in sorted(root.rglob("*")) if p.is_file() and ".cache" not in p.parts}
+
+
+def _summaries(root: Path) -> list[Path]:
+    return sorted(root.rglob(f"*{history_summary.SUFFIX}"))
+
+
+def test_old_months_are_summarised_and_the_site_shows_the_same(nights, tmp_path):
+    root = tmp_path / "h"
+    add_results(root, nights)
+    before = history.load(root)
+    assert any("versus" in e for e in before.entries)
+    site.render(root, tmp_path / "site1", jobs=1)
+    size_before = sum(p.stat().st_size for p, rel in history.history_files(root) if not rel.startswith("runs/"))
+
+    p = subprocess.run([str(BENCH), "history", "compact", "--history", str(root)], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert "2 month(s) (2026-01, 2026-02) summarised" in p.stdout, p.stdout   # newest run: 2026-06-03
+    assert {f.name for f in _summaries(root)} == {"2026-01.json.xz", "2026-02.json.xz"}
+    assert sorted(p.relative_to(root).as_posix() for p in root.rglob("2026-0[12].json")) == \
+        ["runs/2026-01.json", "runs/2026-02.json"]     # run records are never summarised
+    assert history.check(root) == [] and history.uncommitted(root) == []
+    size_after = sum(p.stat().st_size for p, rel in history.history_files(root) if not rel.startswith("runs/"))
+    assert size_after < 0.75 * size_before, (size_before, size_after)
+
+    after = history.load(root)
+    assert after.runs == before.runs and len(after.entries) == len(before.entries)
+    for old, new in zip(before.entries, after.entries):
+        if old["date"] < "2026-03":   # summarised: the entry less min, max, mean, stddev and digest
+            assert new == history_summary.project(old) and set(new["time_s"]) == {"median", "ci_low", "ci_high", "n"}
+        else:
+            assert new == old
+
+    # every series, verdict, change point and chart the site showed, byte for byte
+    site.render(root, tmp_path / "site2", jobs=1)
+    model = trends.build(after, catalogue.load(), jobs=1)
+    assert model.regressions, "the level shift in January/February gives change points"
+    one, two = _tree(tmp_path / "site1"), _tree(tmp_path / "site2")
+    assert any(k.startswith("charts/") for k in one) and one == two
+
+    assert history.compact(root).files == 0          # idempotent
+    # a run already there is found (idempotent publishing); a new one dated in a summarised month is refused
+    assert add_results(root, nights[:1]).runs_present
+    late = json.loads(nights[0].read_text())
+    late["env"]["commit"] = "f" * 40
+    (tmp_path / "late.json").write_text(json.dumps(late))
+    with pytest.raises(BenchError, match="is summarised"):
+        add_results(root, [tmp_path / "late.json"])
+    assert history.check(root) == []
+
+
+def _rewrite(path: Path, change) -> None:
+    doc = json.loads(lzma.decompress(path.read_bytes()))
+    change(doc)
+    path.write_bytes(lzma.compress(history.serialise(doc).encode()))
+
+
+def _median_halved(doc):
+    row = next(r for r in doc["rows"] if isinstance(r, list))
+    row[2]["time_s"][0] *= 0.5
+
+
+def _hostile_with_digest(doc):
+    for row in (r for r in doc["rows"] if isinstance(r, list)):   # every summary of every row
+        row[2].update((k, "fast") for k, v in list(row[2].items()) if isinstance(v, list))
+    doc["digest"] = history.digest_of(doc)
+
+
+def _row_of_no_run(doc):
+    row = next(r for r in doc["rows"] if isinstance(r, list))
+    doc["rows"].append(["r" + "0" * 20, row[1], row[2]])
+    doc["count"] += 1
+    doc["digest"] = history.digest_of(doc)
+
+
+@pytest.mark.parametrize("change, problem", [
+    (_median_halved, "digest mismatch"),
+    (_hostile_with_digest, "is not of type"),
+    (_row_of_no_run, "has no run record"),
+])
+def test_a_hand_edited_summary_is_a_one_line_problem(nights, tmp_path, change, problem):
+    root = tmp_path / "h"
+    add_results(root, nights)
+    history.compact(root)
+    target = next(p for p in _summaries(root) if "linux/cpu/2026-01" in p.as_posix())
+    _rewrite(target, change)
+    found = history.check(root)
+    assert found and all(str(target) in f for f in found) and problem in found[0], found
+    # the site trusts what checked when written (like `history load`); what it cannot
+    # read it names in one line, never a traceback
+    try:
+        site.render(root, tmp_path / "site", jobs=1, detect=False)
+    except BenchError as err:
+        assert "\n" not in str(err) and str(target) in str(err)
+    else:
+        assert change is not _hostile_with_digest
+
+
+@pytest.mark.parametrize("data", [b"not xz at all", lzma.compress(b'{"kind": "summary"')[:-9],
+                                  lzma.compress(b"\xff\xfe{}"), lzma.compress(b"[" * 100 + b"]" * 100)])
+def test_a_broken_xz_file_is_one_line(nights, tmp_path, data):
+    root = tmp_path / "h"
+    add_results(root, nights[:2])
+    bad = root / "linux" / "cpu" / "2025-12.json.xz"
+    bad.write_bytes(data)
+    found = [f for f in history.check(root) if str(bad) in f]
+    assert len(found) == 1 and "\n" not in found[0], found
+    with pytest.raises(BenchError):
+        history.load(root)
+
+
+def test_an_interrupted_compaction_reads_the_whole_month_and_completes(nights, tmp_path):
+    root = tmp_path / "h"
+    add_results(root, nights)
+    before = history.load(root)
+    whole = {p: p.read_bytes() for p, rel in history.history_files(root) if p.name == "2026-01.json"
+             and not rel.startswith("runs/")}
+    history.compact(root)
+    for path, data in whole.items():    # killed after writing the summaries, before removing the files
+        path.write_bytes(data)
+    assert history.check(root) == []
+    assert any("interrupted `bench history compact`" in w for w in history.uncommitted(root))
+    assert [e for e in history.load(root).entries if e["date"] < "2026-02"] == \
+        [e for e in before.entries if e["date"] < "2026-02"]              # the whole month is read
+    assert history.compact(root).files == len(whole)
+    assert not any(p.exists() for p in whole) and history.uncommitted(root) == []
+
+
+def _git(*args, cwd=None) -> str:
+    return subprocess.run(["git", *map(str, args)], cwd=cwd, capture_output=True, text=True, check=True).stdout
+
+
+def _seed_branch(remote: Path, work: Path, files: list[Path]) -> None:
+    """A branch of several commits whose history reaches back more than 90 days."""
+    for i in range(0, len(files), 10):
+        publish.publish(str(remote), "gh-pages", files[i:i + 10], compact=False, log=lambda *a: None)
+
+
+def test_publish_compacts_once_and_squashes_the_branch(nights, tmp_path):
+    remote = tmp_path / "pages.git"
+    _seed_branch(remote, tmp_path, nights[:-1])
+    assert int(_git("--git-dir", remote, "rev-list", "--count", "gh-pages")) == 3
+    lines = []
+    rep = publish.publish(str(remote), "gh-pages", nights[-1:], out=tmp_path / "site", jobs=1, detect=False,
+                          log=lines.append)
+    assert rep.pushed and any("history compacted: 2026-01, 2026-02" in ln for ln in lines), lines
+    assert int(_git("--git-dir", remote, "rev-list", "--count", "gh-pages")) == 1   # squashed
+    files = _git("--git-dir", remote, "ls-tree", "-r", "--name-only", "gh-pages").split()
+    assert "history/linux/cpu/2026-01.json.xz" in files and "history/linux/cpu/2026-01.json" not in files
+    co = tmp_path / "co"
+    _git("clone", "--quiet", "--branch", "gh-pages", remote, co)
+    assert history.check(co / "history") == [] and len(history.load(co / "history").runs) == len(nights)
+    assert (tmp_path / "site" / "index.html").is_file()
+    # the next publish finds nothing to compact and pushes on top of the squashed commit
+    again = publish.publish(str(remote), "gh-pages", nights[-1:], log=lines.append)
+    assert not again.pushed and int(_git("--git-dir", remote, "rev-list", "--count", "gh-pages")) == 1
+
+
+def test_a_compaction_never_overwrites_a_push_that_raced_it(nights, tmp_path):
+    remote = tmp_path / "pages.git"
+    _seed_branch(remote, tmp_path, nights[:-1])
+    wt = tmp_path / "wt"
+    _git("clone", "--quiet", "--branch", "gh-pages", remote, wt)
+    stale = _git("rev-parse", "HEAD", cwd=wt).strip()
+    publish.publish(str(remote), "gh-pages", nights[-1:], compact=False, log=lambda *a: None)   # the race
+    raced = _git("--git-dir", remote, "rev-parse", "gh-pages").strip()
+    lines = []
+    env = publish._identity_env()
+    assert publish._compact_branch(wt, str(remote), "gh-pages", env, lines.append) is None
+    assert any("left to the next publish" in ln for ln in lines), lines
+    assert _git("--git-dir", remote, "rev-parse", "gh-pages").strip() == raced != stale
+    assert _git("status", "--porcelain", cwd=wt) == ""        # the work tree is back at its commit
