@@ -27,7 +27,8 @@ raced it is never overwritten (the compaction is then left to the next publish, 
 the racing publishers retry on top of the new commit as on any other). The history
 files are the record; the branch's git log of nightly commits is not kept.
 
-Branch layout: history/ (Contract 3), dev/bench/data.js (github-action-benchmark),
+Branch layout: history/ (Contract 3), samples/ (each run's raw per-run values, kept
+while its month is whole: raw_samples), dev/bench/data.js (github-action-benchmark),
 .gitignore. The site of an older layout (pages, assets/, charts/, data/, .cache/ at the
 root) is removed from the branch by the next publish that adds a run.
 
@@ -53,10 +54,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchpipe import compare, history, results, site
+from benchpipe import compare, history, history_summary, raw_samples, results, site
 from benchpipe.errors import BenchError
 from benchpipe.export import data_js
-from benchpipe.fsutil import swap_dir
+from benchpipe.fsutil import atomic_write_bytes, swap_dir
 
 HISTORY_DIR = "history"
 DATA_JS = "dev/bench/data.js"
@@ -117,6 +118,7 @@ def sparse_paths(docs) -> list[str]:
     for _, doc in docs:
         month = history.month_of(history.utc_date(doc["env"]["timestamp"]))
         out.add(f"/{HISTORY_DIR}/{history.RUNS_DIR}/{month}.json")
+        out.add(f"/{raw_samples.rel_of(doc)}")
         out.update(f"/{HISTORY_DIR}/{doc['env']['os']}/{b['key']['scenario']}/{month}.json"
                    for b in doc["benchmarks"] if b["status"] == "ok")
     return sorted(out)
@@ -263,33 +265,40 @@ def _compact_branch(wt: Path, remote: str, branch: str, env: dict, log) -> str |
     (nothing to do, or the branch moved: left to the next publish)."""
     if _git(["rev-parse", "--verify", "--quiet", "HEAD"], cwd=wt, check=False).returncode != 0:
         return None
-    names = _git(["ls-tree", "-r", "--name-only", "HEAD", "--", HISTORY_DIR], cwd=wt).stdout.split()
+    names = _git(["ls-tree", "-r", "--name-only", "HEAD", "--", HISTORY_DIR, raw_samples.DIR], cwd=wt).stdout.split()
     newest = _newest_run_date(wt, names)
-    whole = {Path(n).name[:7] for n in names
-             if n.endswith(".json") and not n.startswith(f"{HISTORY_DIR}/{history.RUNS_DIR}/")}
-    if newest is None or not history.closed_months(whole, newest):
+    whole = {Path(n).name[:7] for n in names if n.startswith(f"{HISTORY_DIR}/") and n.endswith(".json")
+             and not n.startswith(f"{HISTORY_DIR}/{history.RUNS_DIR}/")}
+    if newest is None or not history.closed_months(whole | raw_samples.months(names), newest):
         return None
     tip = _git(["rev-parse", "HEAD"], cwd=wt).stdout.strip()
     _full_checkout(wt)
     rep = history.compact(wt / HISTORY_DIR, newest=newest)
-    if not rep.files:
+    dropped = history.closed_months(raw_samples.months(names), newest)
+    for month in dropped:
+        shutil.rmtree(wt / raw_samples.DIR / month)
+    if not rep.files and not dropped:
         return None
     _git(["add", "-A"], cwd=wt)
     tree = _git(["write-tree"], cwd=wt).stdout.strip()
-    message = (f"history compacted: {', '.join(rep.months)} summarised ({rep.entries} entries, "
-               f"{rep.bytes_before / 2**20:.1f} MiB -> {rep.bytes_after / 2**20:.2f} MiB); the branch squashed "
-               f"to this one commit (it was {tip[:12]})")
+    done = []
+    if rep.files:
+        done.append(f"history compacted: {', '.join(rep.months)} summarised ({rep.entries} entries, "
+                    f"{rep.bytes_before / 2**20:.1f} MiB -> {rep.bytes_after / 2**20:.2f} MiB)")
+    if dropped:
+        done.append(f"raw samples of {', '.join(dropped)} deleted (older than {history_summary.KEEP_DAYS} days)")
+    message = f"{'; '.join(done)}; the branch squashed to this one commit (it was {tip[:12]})"
     commit = _git(["commit-tree", tree, "-m", message], cwd=wt, env=env).stdout.strip()
     p = _git(["push", "--quiet", f"--force-with-lease=refs/heads/{branch}:{tip}", remote,
               f"{commit}:refs/heads/{branch}"], cwd=wt, check=False, env=env)
     if p.returncode != 0:
         tail = " | ".join(p.stderr.strip().splitlines()[-1:])
-        log(f"publish: compaction of {', '.join(rep.months)} not pushed ({tail}); left to the next publish")
+        log(f"publish: compaction not pushed ({tail}); left to the next publish")
         _git(["reset", "--quiet", "--hard", "HEAD"], cwd=wt)
         _git(["clean", "--quiet", "-d", "--force", "-x", "--exclude=.lock"], cwd=wt)
         return None
     _git(["reset", "--quiet", commit], cwd=wt)
-    log(f"publish: {message.split(';')[0]}; {branch} squashed to {commit[:12]}")
+    log(f"publish: {'; '.join(done)}; {branch} squashed to {commit[:12]}")
     return commit
 
 
@@ -320,6 +329,10 @@ def _push_data(work, remote, branch, docs, versus, repo_url, limits, max_items, 
             log(f"publish: nothing new (the {len(rep.runs_present)} run(s) are already in {branch})")
             return wt, [], None, attempt
         data_js.update(wt / DATA_JS, rep.new_runs, rep.new_entries, repo_url, max_items=max_items)
+        for _, doc in docs:
+            if history.run_id_of(doc) in rep.runs_added:
+                (wt / raw_samples.rel_of(doc)).parent.mkdir(parents=True, exist_ok=True)
+                atomic_write_bytes(wt / raw_samples.rel_of(doc), raw_samples.data(doc))
         _drop_legacy_site(wt)
         runs = ", ".join(rep.runs_added[:4]) + (f" and {len(rep.runs_added) - 4} more" if len(rep.runs_added) > 4 else "")
         commit = _push(wt, remote, branch, f"bench publish: {runs}", env)

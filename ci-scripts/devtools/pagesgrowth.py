@@ -7,16 +7,24 @@ repository, the branch's tree size and the publish time.
 
     python -m devtools.pagesgrowth --work DIR [--days 30] [--nights 3] [--preset standard]
                                    [--oses linux,macos,windows] [--no-changepoints]
+                                   [--compact] [--seed-jobs N]
 
 (from ci-scripts/). DIR must not exist or be empty; it keeps the repository and the
-last night's site folder afterwards."""
+last night's site folder afterwards. With --compact the seed is written as ten years of
+publishing leave it (months older than 90 days summarised as they close, the branch one
+commit: `bench publish` squashes it when it compacts), in --seed-jobs processes, a
+range of whole months each; the nights are published with compaction on, as publish.yml
+does."""
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
+import shutil
 import subprocess
 import sys
 import time
+from datetime import timedelta
 from pathlib import Path
 
 from benchpipe import history, publish, results
@@ -40,19 +48,58 @@ def tree_bytes(remote: Path, branch: str = "gh-pages") -> int:
     return sum(int(line.split()[3]) for line in out.splitlines() if line.split()[3] != "-")
 
 
-def seed(remote: Path, work: Path, days: int, keys: list[dict], oses, branch: str = "gh-pages") -> None:
-    """The branch's first commit: DAYS nights of history, written directly (no publish)."""
+def _write_days(args) -> int:
+    """Nights [first, first + days) into a history directory, month by month (history.add
+    validates every entry), summarising each month once it is 90 days old (compact)."""
+    root, first, days, keys, oses, compact = args
+    month, batch, written = None, [], 0
+    for doc in synthetic.nightly(days, keys, oses=oses, records=False, first_day=first):
+        m = doc["env"]["timestamp"][:7]
+        if batch and m != month:
+            history.add(root, batch)
+            written += len(batch)
+            batch = []
+            if compact:
+                history.compact(root)
+        month = m
+        batch.append(("synthetic", doc))
+    if batch:
+        history.add(root, batch)
+        written += len(batch)
+    return written
+
+
+def _month_starts(days: int) -> list[int]:
+    """The day numbers (of synthetic.nightly) on which a month begins, 0 included."""
+    start = synthetic.START
+    return [0] + [d for d in range(1, days) if (start + timedelta(days=d)).day == 1]
+
+
+def seed(remote: Path, work: Path, days: int, keys: list[dict], oses, branch: str = "gh-pages",
+         compact: bool = False, jobs: int = 1, log=None) -> None:
+    """The branch's first commit: DAYS nights of history, written directly (no publish);
+    with compact, months older than 90 days summarised, written by `jobs` processes, each
+    a range of whole months into its own directory, then put together."""
     wt = work / "seed"
     git("init", "--quiet", "--bare", f"--initial-branch={branch}", remote)
     git("init", "--quiet", f"--initial-branch={branch}", wt)
-    batch = []
-    for doc in synthetic.nightly(days, keys, oses=oses, records=False):
-        batch.append(("synthetic", doc))
-        if len(batch) >= 90:
-            history.add(wt / publish.HISTORY_DIR, batch)
-            batch = []
-    if batch:
-        history.add(wt / publish.HISTORY_DIR, batch)
+    root = wt / publish.HISTORY_DIR
+    starts = _month_starts(days)
+    cuts = sorted({starts[len(starts) * j // jobs] for j in range(jobs)}) + [days]
+    parts = [(work / f"seed-part{j}", a, b - a, keys, tuple(oses), compact) for j, (a, b) in enumerate(zip(cuts, cuts[1:]))]
+    if len(parts) > 1:
+        with multiprocessing.get_context("spawn").Pool(len(parts)) as pool:
+            pool.map(_write_days, parts)
+        for part in parts:   # whole months each: no file is in two parts
+            for f in sorted(p for p in part[0].rglob("*") if p.is_file() and p.name != ".lock"):
+                dest = root / f.relative_to(part[0])
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                shutil.move(f, dest)
+            shutil.rmtree(part[0])
+    else:
+        _write_days((root, 0, days, keys, tuple(oses), compact))
+    if compact:
+        history.compact(root)   # what the first parts left whole near their ends
     (wt / ".gitignore").write_text(".lock\n*.tmp\n", encoding="utf-8")
     git("add", "-A", cwd=wt)
     git("-c", "user.name=seed", "-c", "user.email=seed@localhost", "commit", "--quiet", "-m",
@@ -61,7 +108,7 @@ def seed(remote: Path, work: Path, days: int, keys: list[dict], oses, branch: st
 
 
 def nights(remote: Path, work: Path, first_day: int, n: int, keys: list[dict], oses, *, detect: bool = True,
-           jobs: int | None = None, log=print) -> list[dict]:
+           jobs: int | None = None, compact: bool = True, log=print) -> list[dict]:
     """Publish n more synthetic nights (records included, valid results files), one
     publish per night; per night: packed growth, tree size, publish seconds."""
     before = packed_bytes(remote)
@@ -76,7 +123,7 @@ def nights(remote: Path, work: Path, first_day: int, n: int, keys: list[dict], o
             files.append(f)
         t = time.perf_counter()
         publish.publish(str(remote), "gh-pages", files, out=work / "site", jobs=jobs, detect=detect,
-                        log=lambda *a, **k: None)
+                        compact=compact, log=lambda *a, **k: None)
         secs = time.perf_counter() - t
         after = packed_bytes(remote)
         row = {"night": night + 1, "growth": after - before, "packed": after, "tree": tree_bytes(remote),
@@ -98,6 +145,8 @@ def main(argv=None) -> int:
     p.add_argument("--oses", default=",".join(synthetic.OSES))
     p.add_argument("--jobs", type=int, default=None)
     p.add_argument("--no-changepoints", action="store_true")
+    p.add_argument("--compact", action="store_true", help="seed as publishing with compaction leaves the branch")
+    p.add_argument("--seed-jobs", type=int, default=1, help="processes writing the seed (with --compact)")
     a = p.parse_args(argv)
     a.work.mkdir(parents=True, exist_ok=True)
     if any(a.work.iterdir()):
@@ -107,10 +156,11 @@ def main(argv=None) -> int:
     keys = synthetic.keys_for(a.preset, toolchains=tc)
     remote = a.work / "pages.git"
     t = time.perf_counter()
-    seed(remote, a.work, a.days, keys, oses)
+    seed(remote, a.work, a.days, keys, oses, compact=a.compact, jobs=a.seed_jobs if a.compact else 1)
     print(f"seed: {a.days} nights x {len(oses)} OS x {len(keys)} benchmarks ({a.preset}) in "
           f"{time.perf_counter() - t:.0f} s; packed {packed_bytes(remote) / 2**20:.1f} MiB")
-    rows = nights(remote, a.work, a.days, a.nights, keys, oses, detect=not a.no_changepoints, jobs=a.jobs)
+    rows = nights(remote, a.work, a.days, a.nights, keys, oses, detect=not a.no_changepoints, jobs=a.jobs,
+                  compact=a.compact)
     site = a.work / "site"
     size = sum(f.stat().st_size for f in site.rglob("*") if f.is_file()) if site.exists() else 0
     print(f"last night's growth {rows[-1]['growth'] / 1024:,.0f} KiB; site folder {size / 2**20:.1f} MiB")

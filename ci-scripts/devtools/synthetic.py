@@ -175,10 +175,13 @@ def shift(key: dict, os_: str, day: int) -> float:
     return 1.0
 
 
+START = datetime(2025, 11, 1, 2, 0, tzinfo=timezone.utc)   # night 0 of `nightly`
+
+
 def nightly(days: int, keys: list[dict], oses=OSES, start: datetime | None = None, runs: int = 10,
             preset: str = "standard", records: bool = True, first_day: int = 0):
     """Yield one results document per day and OS (a year of nightly runs)."""
-    start = start or datetime(2025, 11, 1, 2, 0, tzinfo=timezone.utc)
+    start = start or START
     for day in range(first_day, first_day + days):
         commit = hashlib.sha1(f"commit-{day}".encode()).hexdigest()
         for i, os_ in enumerate(oses):

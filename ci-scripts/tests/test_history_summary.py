@@ -189,10 +189,16 @@ def test_publish_compacts_once_and_squashes_the_branch(nights, tmp_path):
     lines = []
     rep = publish.publish(str(remote), "gh-pages", nights[-1:], out=tmp_path / "site", jobs=1, detect=False,
                           log=lines.append)
-    assert rep.pushed and any("history compacted: 2026-01, 2026-02" in ln for ln in lines), lines
+    assert rep.pushed and any("history compacted: 2026-01, 2026-02" in ln and "raw samples of 2026-01, 2026-02 deleted"
+                              in ln for ln in lines), lines
     assert int(_git("--git-dir", remote, "rev-list", "--count", "gh-pages")) == 1   # squashed
     files = _git("--git-dir", remote, "ls-tree", "-r", "--name-only", "gh-pages").split()
     assert "history/linux/cpu/2026-01.json.xz" in files and "history/linux/cpu/2026-01.json" not in files
+    # raw samples: every run of the last 90 days (whole months) kept, those of summarised months deleted
+    samples = {f.split("/")[1] for f in files if f.startswith("samples/")}
+    assert samples == {"2026-03", "2026-04", "2026-05", "2026-06"}, samples
+    assert sum(f.startswith("samples/") for f in files) == sum(
+        json.loads(f.read_text())["env"]["timestamp"] >= "2026-03" for f in nights)
     co = tmp_path / "co"
     _git("clone", "--quiet", "--branch", "gh-pages", remote, co)
     assert history.check(co / "history") == [] and len(history.load(co / "history").runs) == len(nights)

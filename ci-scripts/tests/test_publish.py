@@ -4,6 +4,8 @@ is reported and nothing is pushed, re-publishing is idempotent; the branch holds
 history and data.js only (the site goes to --out), data.js is bounded, and a branch of
 the older layout loses its committed site."""
 
+import json
+import lzma
 import os
 import signal
 import subprocess
@@ -14,7 +16,7 @@ import pytest
 
 from benchpipe import history, publish
 from benchpipe.export import data_js
-from factories import make_results, small_keys
+from factories import make_results, read_json, small_keys
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 KEYS = small_keys(("sleep",))
@@ -55,7 +57,15 @@ def test_publish_to_new_local_bare_repo_then_idempotent(tmp_path):
     wt = checkout(remote, tmp_path / "co")
     branch = {p.relative_to(wt).as_posix() for p in wt.rglob("*") if p.is_file() and ".git" not in p.parts}
     assert "dev/bench/data.js" in branch and "history/runs/2026-03.json" in branch
-    assert all(f.startswith(("history/", "dev/bench/")) or f == ".gitignore" for f in branch), branch  # no site
+    assert all(f.startswith(("history/", "dev/bench/", "samples/")) or f == ".gitignore" for f in branch), branch  # no site
+    # each run's raw per-run values beside the history's summaries
+    samples = sorted(f for f in branch if f.startswith("samples/2026-03/"))
+    assert len(samples) == 2 and all(f.endswith(".json.xz") for f in samples)
+    doc = json.loads(lzma.decompress((wt / samples[0]).read_bytes()))
+    runs = {history.run_id_of(read_json(f)): read_json(f) for f in r}
+    src = runs[doc["run"]]
+    assert doc["benchmarks"] and all(doc["benchmarks"][b["id"]]["wall_s"] == b["samples"]["wall_s"]
+                                     for b in src["benchmarks"] if b["status"] == "ok")
     site = tmp_path / "site"
     for f in ("index.html", "regressions.html", "about.html", "scenario-sleep.html", ".nojekyll", "dev/bench/data.js",
               "charts/sleep/size-linux-time.svg", "data/sleep.js"):
@@ -223,7 +233,7 @@ def test_a_branch_of_the_older_layout_loses_its_committed_site(tmp_path):
     publish.publish(str(remote), "gh-pages", [r1], log=lambda *a: None)
     wt2 = checkout(remote, tmp_path / "co2")
     left = {p.relative_to(wt2).as_posix() for p in wt2.rglob("*") if p.is_file() and ".git" not in p.parts}
-    assert {f for f in left if not f.startswith("history/")} == {".gitignore", "dev/bench/data.js",
+    assert {f for f in left if not f.startswith(("history/", "samples/"))} == {".gitignore", "dev/bench/data.js",
                                                                  "dev/bench/index.html"}
     assert len(history.load(wt2 / "history").runs) == 2
 

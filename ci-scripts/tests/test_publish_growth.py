@@ -26,4 +26,4 @@ def test_a_night_adds_kilobytes_not_megabytes(tmp_path):
     assert (tmp_path / "site" / "index.html").is_file()
     files = subprocess.run(["git", "--git-dir", str(remote), "ls-tree", "-r", "--name-only", "gh-pages"],
                            capture_output=True, text=True, check=True).stdout.split()
-    assert files and all(f.startswith(("history/", "dev/bench/")) or f == ".gitignore" for f in files)
+    assert files and all(f.startswith(("history/", "dev/bench/", "samples/")) or f == ".gitignore" for f in files)
