@@ -79,6 +79,11 @@ def month_of(date: str) -> str:
     return date[:7]
 
 
+def is_month_file(path: str) -> bool:
+    """A history file's name: <YYYY-MM>.json, or <YYYY-MM>.json.xz (a summarised month)."""
+    return bool(_MONTH_FILE.match(Path(path).name))
+
+
 # --------------------------------------------------------------------------- validation
 
 _DEFS = {"entries": "entries_file", "runs": "runs_file", "entry": "entry", "run": "run", "rows": "rows_file",

@@ -41,7 +41,6 @@ to open from disk."""
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import re
@@ -197,7 +196,8 @@ def publish(remote: str, branch: str, results_paths, *, site_url: str = "", repo
                              f"again with `{republish_command(remote, branch, paths, max_items)}` (idempotent: runs that "
                              "landed meanwhile are skipped), or in CI re-run the workflow's failed job") from None
         if compact:
-            _compact_branch(wt, remote, branch, env, log)
+            newest = max(history.utc_date(doc["env"]["timestamp"]) for _, doc in docs)
+            _compact_branch(wt, remote, branch, newest, env, log)
         if out:
             _full_checkout(wt)
             render_site(wt, Path(out), site_url=site_url, repo_url=repo_url, jobs=jobs, detect=detect)
@@ -246,30 +246,18 @@ def _push(wt: Path, remote: str, branch: str, message: str, env: dict) -> str | 
 
 
 
-def _newest_run_date(wt: Path, names: list[str]) -> str | None:
-    """The newest run's date on the branch (its newest runs file, read from git)."""
-    runs = sorted(n for n in names if n.startswith(f"{HISTORY_DIR}/{history.RUNS_DIR}/") and n.endswith(".json"))
-    if not runs:
-        return None
-    text = _git(["show", f"HEAD:{runs[-1]}"], cwd=wt).stdout
-    try:
-        dates = [r["date"] for r in json.loads(text)["runs"]]
-    except (ValueError, KeyError, TypeError):
-        return None   # `history add` reported it already, or will
-    return max(dates) if dates else None
-
-
-def _compact_branch(wt: Path, remote: str, branch: str, env: dict, log) -> str | None:
-    """Summarise the branch's months older than KEEP_DAYS and replace the branch by one
-    commit of the compacted tree (see the module's doc). Returns the new commit, or None
-    (nothing to do, or the branch moved: left to the next publish)."""
+def _compact_branch(wt: Path, remote: str, branch: str, newest: str, env: dict, log) -> str | None:
+    """Summarise the branch's months that ended KEEP_DAYS before `newest` (the date of the
+    newest run this publisher was given: never a date read from the branch, where a
+    hand-made far-future run record would summarise everything) and replace the branch by
+    one commit of the compacted tree (see the module's doc). Returns the new commit, or
+    None (nothing to do, or the branch moved: left to the next publish)."""
     if _git(["rev-parse", "--verify", "--quiet", "HEAD"], cwd=wt, check=False).returncode != 0:
         return None
     names = _git(["ls-tree", "-r", "--name-only", "HEAD", "--", HISTORY_DIR, raw_samples.DIR], cwd=wt).stdout.split()
-    newest = _newest_run_date(wt, names)
     whole = {Path(n).name[:7] for n in names if n.startswith(f"{HISTORY_DIR}/") and n.endswith(".json")
-             and not n.startswith(f"{HISTORY_DIR}/{history.RUNS_DIR}/")}
-    if newest is None or not history.closed_months(whole | raw_samples.months(names), newest):
+             and history.is_month_file(n) and not n.startswith(f"{HISTORY_DIR}/{history.RUNS_DIR}/")}
+    if not history.closed_months(whole | raw_samples.months(names), newest):
         return None
     tip = _git(["rev-parse", "HEAD"], cwd=wt).stdout.strip()
     _full_checkout(wt)

@@ -21,11 +21,13 @@ years, and the results files themselves stay in each run's workflow artifacts.""
 from __future__ import annotations
 
 import json
+import re
 
 from benchpipe import history, history_summary, metrics
 
 SCHEMA = "gorust-bench.samples/1"
 DIR = "samples"
+_MONTH = re.compile(r"^[0-9]{4}-[0-9]{2}$")
 
 
 def rel_of(doc: dict) -> str:
@@ -57,4 +59,5 @@ def data(doc: dict) -> bytes:
 
 def months(names) -> set[str]:
     """The months of the samples files among these branch paths."""
-    return {n.split("/")[1] for n in names if n.startswith(f"{DIR}/") and n.count("/") == 2}
+    parts = (n.split("/") for n in names)
+    return {p[1] for p in parts if len(p) == 3 and p[0] == DIR and _MONTH.match(p[1])}

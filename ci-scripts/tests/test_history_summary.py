@@ -218,7 +218,20 @@ def test_a_compaction_never_overwrites_a_push_that_raced_it(nights, tmp_path):
     raced = _git("--git-dir", remote, "rev-parse", "gh-pages").strip()
     lines = []
     env = publish._identity_env()
-    assert publish._compact_branch(wt, str(remote), "gh-pages", env, lines.append) is None
+    newest = json.loads(nights[-1].read_text())["env"]["timestamp"]
+    assert publish._compact_branch(wt, str(remote), "gh-pages", newest, env, lines.append) is None
     assert any("left to the next publish" in ln for ln in lines), lines
     assert _git("--git-dir", remote, "rev-parse", "gh-pages").strip() == raced != stale
     assert _git("status", "--porcelain", cwd=wt) == ""        # the work tree is back at its commit
+
+
+def test_only_month_names_count_as_months_to_compact():
+    from benchpipe import raw_samples
+    names = ["samples/2026-01/r1.json.xz", "samples/notes/readme.txt", "samples/2026-02-x/r.json.xz",
+             "samples/2026-03/deeper/r.json.xz", "samples/readme.md"]
+    assert raw_samples.months(names) == {"2026-01"}
+    assert [n for n in ("history/linux/cpu/2026-01.json", "history/linux/cpu/notes.json",
+                        "history/linux/cpu/2026-01.json.xz", "history/linux/cpu/2026-1.json")
+            if history.is_month_file(n)] == ["history/linux/cpu/2026-01.json", "history/linux/cpu/2026-01.json.xz"]
+    assert history.closed_months(["2026-01", "2026-02", "2026-03"], "2026-05-30T00:00:00Z") == ["2026-01", "2026-02"]
+    assert history.closed_months(["2026-02"], "2026-05-29T23:59:59Z") == []   # Feb ended 89.99 days before
