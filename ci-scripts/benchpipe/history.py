@@ -631,6 +631,9 @@ def compact(root, keep_days: int = history_summary.KEEP_DAYS, newest: str | None
             if out.exists() and read_doc(out) != summary:
                 raise BenchError(f"{out}: a summarised file of this month is there and differs from what "
                                  f"{path.name} summarises to; nothing was written (check both with git)")
+            # each row was just proven to be an entry that checked, less what a summary drops:
+            # its form and place are checked here, its rows not validated one by one again
+            _VALID_RECORDS.add(summary["digest"])
             found = file_problems(out, summary, summary_rel(rel), month)
             if found:
                 raise BenchError(f"{path}: internal error: its summary does not check: {found[0]}; nothing was written")

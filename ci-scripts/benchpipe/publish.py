@@ -53,7 +53,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchpipe import compare, history, history_summary, raw_samples, results, site
+from benchpipe import compare, history, history_summary, publish_lock, raw_samples, results, site
 from benchpipe.errors import BenchError
 from benchpipe.export import data_js
 from benchpipe.fsutil import atomic_write_bytes, swap_dir
@@ -85,7 +85,8 @@ def _git(args, cwd=None, check=True, env=None) -> subprocess.CompletedProcess:
     exe = shutil.which("git")
     if not exe:
         raise BenchError("git not found: install git")
-    p = subprocess.run([exe, *args], cwd=cwd, capture_output=True, text=True, env=env)
+    # stdin: nothing (git mktree reads it; no git command here may wait on a terminal)
+    p = subprocess.run([exe, *args], cwd=cwd, capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL)
     if check and p.returncode != 0:
         tail = " | ".join((p.stderr or p.stdout).strip().splitlines()[-2:])
         raise BenchError(f"git {' '.join(args[:2])} failed (exit {p.returncode}): {tail}")
@@ -123,16 +124,21 @@ def sparse_paths(docs) -> list[str]:
     return sorted(out)
 
 
-def _fetch(wt: Path, remote: str, branch: str, sparse: list[str] | None = None) -> bool:
-    """Check out the remote branch's tip in wt (True), or an empty orphan branch (False).
-    wt is kept from one attempt to the next: a retry fetches only what is new. sparse:
-    the only paths to check out (git's sparse checkout; None: everything)."""
+def _init_tree(wt: Path, sparse: list[str] | None) -> None:
+    """An empty repository in wt (once), checking out only `sparse` (None: everything)."""
     if not (wt / ".git").is_dir():
         _git(["init", "--quiet", str(wt)])
         if sparse:
             _git(["config", "core.sparseCheckout", "true"], cwd=wt)
             (wt / ".git" / "info").mkdir(parents=True, exist_ok=True)
             (wt / ".git" / "info" / "sparse-checkout").write_text("\n".join(sparse) + "\n", encoding="utf-8")
+
+
+def _fetch(wt: Path, remote: str, branch: str, sparse: list[str] | None = None) -> bool:
+    """Check out the remote branch's tip in wt (True), or an empty orphan branch (False).
+    wt is kept from one attempt to the next: a retry fetches only what is new. sparse:
+    the only paths to check out (git's sparse checkout; None: everything)."""
+    _init_tree(wt, sparse)
     p = _git(["fetch", "--quiet", "--depth", "1", remote, f"+refs/heads/{branch}:refs/remotes/origin/{branch}"],
              cwd=wt, check=False)
     if p.returncode == 0:
@@ -309,6 +315,17 @@ def _push_data(work, remote, branch, docs, versus, repo_url, limits, max_items, 
     wt = work / "data"
     sparse = sparse_paths(docs)
     t0 = time.monotonic()
+    _init_tree(wt, sparse)
+    lock = publish_lock.acquire(_git, wt, remote, branch, env, deadline, log)
+    try:
+        return _attempts(wt, remote, branch, docs, versus, repo_url, (retries, deadline, t0), sparse, max_items,
+                         env, log)
+    finally:
+        publish_lock.release(_git, wt, remote, branch, lock, env)
+
+
+def _attempts(wt, remote, branch, docs, versus, repo_url, limits, sparse, max_items, env, log):
+    retries, deadline, t0 = limits
     for attempt in range(1, retries + 1):
         _fetch(wt, remote, branch, sparse)
         _pause("fetched")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from benchpipe import history, publish
+from benchpipe import history, publish, publish_lock
 from benchpipe.export import data_js
 from factories import make_results, read_json, small_keys
 
@@ -265,10 +265,11 @@ def test_a_publish_checks_out_only_the_files_it_touches_and_keeps_the_rest(tmp_p
     assert history.check(wt2 / "history") == [] and len(history.load(wt2 / "history").runs) == 2
 
 
-def test_a_publisher_that_cannot_land_says_how_to_publish_its_runs_again(tmp_path):
-    """Another publisher lands while this one holds its commit (paused after the fetch);
-    with one attempt allowed it gives up in one line naming the command that publishes
-    its runs again, and that command lands them."""
+def test_a_publisher_that_cannot_land_says_how_to_publish_its_runs_again(tmp_path, monkeypatch):
+    """Another writer lands while this one holds its commit (paused after the fetch): one
+    that does not take the publish lock (an older pipeline); with one attempt allowed it
+    gives up in one line naming the command that publishes its runs again, and that
+    command lands them."""
     remote = tmp_path / "pages.git"
     r0, r1, r2 = (make_results(tmp_path / f"r{i}.json", i, keys=KEYS) for i in range(3))
     assert subprocess.run(publish_cmd(remote, r0), capture_output=True).returncode == 0
@@ -278,7 +279,8 @@ def test_a_publisher_that_cannot_land_says_how_to_publish_its_runs_again(tmp_pat
     line = slow.stderr.readline()
     while line and "paused at" not in line:
         line = slow.stderr.readline()
-    assert subprocess.run(publish_cmd(remote, r2), capture_output=True).returncode == 0   # lands first
+    monkeypatch.setattr(publish_lock, "acquire", lambda *a, **k: None)
+    publish.publish(str(remote), "gh-pages", [r2], log=lambda *a: None)   # lands first
     _, err = slow.communicate(timeout=300)
     assert slow.returncode == 1
     (msg,) = [ln for ln in err.splitlines() if "gave up" in ln]
@@ -289,3 +291,34 @@ def test_a_publisher_that_cannot_land_says_how_to_publish_its_runs_again(tmp_pat
     assert p.returncode == 0, p.stderr
     wt = checkout(remote, tmp_path / "co")
     assert len(history.load(wt / "history").runs) == 3
+
+
+def test_publishers_take_turns_and_a_stale_lock_is_broken(tmp_path, monkeypatch):
+    """The publish lock: taken and released (no ref left behind); a lock whose holder died
+    is broken after STALE_S and the publisher lands; a remote that refuses the ref is
+    published to without it."""
+    remote = tmp_path / "pages.git"
+    r0, r1, r2 = (make_results(tmp_path / f"r{i}.json", i, keys=KEYS) for i in range(3))
+    lines = []
+    publish.publish(str(remote), "gh-pages", [r0], log=lines.append)
+    assert git("--git-dir", remote, "for-each-ref", "refs/publish-lock/") == ""     # released
+    # a holder that died: its lock stays until someone has waited STALE_S on it
+    wt = tmp_path / "dead"
+    git("init", "-q", wt)
+    empty = subprocess.run(["git", "mktree"], cwd=wt, input="", capture_output=True, text=True, check=True).stdout.strip()
+    dead = git("-c", "user.name=t", "-c", "user.email=t@t", "commit-tree", empty, "-m", "lock", cwd=wt)
+    git("push", "-q", remote, f"{dead}:refs/publish-lock/gh-pages", cwd=wt)
+    monkeypatch.setattr(publish_lock, "STALE_S", 2.0)
+    monkeypatch.setattr(publish_lock, "POLL_S", (0.2, 0.4))
+    t = time.monotonic()
+    assert publish.publish(str(remote), "gh-pages", [r1], log=lines.append).pushed
+    assert time.monotonic() - t >= 2.0 and any("is stale; breaking it" in ln for ln in lines), lines
+    assert git("--git-dir", remote, "for-each-ref", "refs/publish-lock/") == ""
+    # a remote whose policy refuses the ref (a hook here)
+    hook = remote / "hooks" / "update"
+    hook.write_text('#!/bin/sh\ncase "$1" in refs/publish-lock/*) echo "no such refs here" >&2; exit 1;; esac\n')
+    hook.chmod(0o755)
+    assert publish.publish(str(remote), "gh-pages", [r2], log=lines.append).pushed
+    assert any("refuses refs/publish-lock/gh-pages" in ln for ln in lines), lines
+    wt2 = checkout(remote, tmp_path / "co")
+    assert len(history.load(wt2 / "history").runs) == 3
