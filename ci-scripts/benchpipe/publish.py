@@ -192,18 +192,22 @@ def publish(remote: str, branch: str, results_paths, *, site_url: str = "", repo
         remote = ensure_local_remote(remote, branch)
     env = _identity_env()
     work = Path(tempfile.mkdtemp(prefix="bench-publish-"))
+    wt, deadline = work / "data", time.monotonic() + retry_for_s
     try:
+        _init_tree(wt, sparse_paths(docs))
+        lock = publish_lock.acquire(_git, wt, remote, branch, env, deadline, log)
         try:
             wt, runs_added, commit, attempts = _push_data(work, remote, branch, docs, versus, repo_url,
-                                                          (retries, time.monotonic() + retry_for_s),
-                                                          max_items, env, log)
+                                                          (retries, deadline), max_items, env, log)
+            if compact:   # under the lock too: a publisher landing meanwhile would fail its lease
+                newest = max(history.utc_date(doc["env"]["timestamp"]) for _, doc in docs)
+                _compact_branch(wt, remote, branch, newest, env, log)
         except _GaveUp as gave_up:
             raise BenchError(f"{gave_up}; nothing of these runs was pushed, and nothing is lost: publish them "
                              f"again with `{republish_command(remote, branch, paths, max_items)}` (idempotent: runs that "
                              "landed meanwhile are skipped), or in CI re-run the workflow's failed job") from None
-        if compact:
-            newest = max(history.utc_date(doc["env"]["timestamp"]) for _, doc in docs)
-            _compact_branch(wt, remote, branch, newest, env, log)
+        finally:
+            publish_lock.release(_git, wt, remote, branch, lock, env)
         if out:
             _full_checkout(wt)
             render_site(wt, Path(out), site_url=site_url, repo_url=repo_url, jobs=jobs, detect=detect)
@@ -315,17 +319,6 @@ def _push_data(work, remote, branch, docs, versus, repo_url, limits, max_items, 
     wt = work / "data"
     sparse = sparse_paths(docs)
     t0 = time.monotonic()
-    _init_tree(wt, sparse)
-    lock = publish_lock.acquire(_git, wt, remote, branch, env, deadline, log)
-    try:
-        return _attempts(wt, remote, branch, docs, versus, repo_url, (retries, deadline, t0), sparse, max_items,
-                         env, log)
-    finally:
-        publish_lock.release(_git, wt, remote, branch, lock, env)
-
-
-def _attempts(wt, remote, branch, docs, versus, repo_url, limits, sparse, max_items, env, log):
-    retries, deadline, t0 = limits
     for attempt in range(1, retries + 1):
         _fetch(wt, remote, branch, sparse)
         _pause("fetched")
