@@ -27,3 +27,26 @@ def test_a_night_adds_kilobytes_not_megabytes(tmp_path):
     files = subprocess.run(["git", "--git-dir", str(remote), "ls-tree", "-r", "--name-only", "gh-pages"],
                            capture_output=True, text=True, check=True).stdout.split()
     assert files and all(f.startswith(("history/", "dev/bench/", "samples/")) or f == ".gitignore" for f in files)
+
+
+def test_a_compacted_branch_stays_small_and_one_commit_deep(tmp_path):
+    """Ten years are seeded as publishing with compaction leaves them (devtools.pagesgrowth
+    --compact): here 130 nights, two seeding processes; old months summarised, a night
+    still kilobytes, and the branch squashed again when the next month is due."""
+    keys = synthetic.keys_for("smoke", scenarios=["cpu", "sleep"],
+                              toolchains={"go": synthetic.GO_TOOLCHAINS[-1:], "rust": synthetic.RUST_TOOLCHAINS[-1:]})
+    remote = tmp_path / "pages.git"
+    pagesgrowth.seed(remote, tmp_path, 130, keys, ("linux",), compact=True, jobs=2)
+    files = subprocess.run(["git", "--git-dir", str(remote), "ls-tree", "-r", "--name-only", "gh-pages"],
+                           capture_output=True, text=True, check=True).stdout.split()
+    assert "history/linux/cpu/2025-11.json.xz" in files and "history/linux/cpu/2025-12.json" in files
+    # night 150 is 2026-03-31, 89 days after December ended; night 151 closes it: compaction
+    rows = pagesgrowth.nights(remote, tmp_path, 150, 3, keys, ("linux",), detect=False, jobs=1, log=print)
+    assert 0 < rows[0]["growth"] < BOUND and 0 < rows[2]["growth"] < BOUND, rows
+    assert rows[1]["growth"] < 0 and rows[1]["tree"] < rows[0]["tree"], rows   # December summarised
+    files = subprocess.run(["git", "--git-dir", str(remote), "ls-tree", "-r", "--name-only", "gh-pages"],
+                           capture_output=True, text=True, check=True).stdout.split()
+    assert "history/linux/cpu/2025-12.json.xz" in files and "history/linux/cpu/2025-12.json" not in files
+    count = subprocess.run(["git", "--git-dir", str(remote), "rev-list", "--count", "gh-pages"],
+                           capture_output=True, text=True, check=True).stdout.strip()
+    assert count == "2", count   # the compaction's one commit, and the night after it
