@@ -578,9 +578,13 @@ def month_end(month: str) -> datetime:
 
 def closed_months(months, newest_date: str, keep_days: int = history_summary.KEEP_DAYS) -> list[str]:
     """The months (of those given) that ended more than keep_days before newest_date (an
-    RFC 3339 date): every entry of the last keep_days days stays whole."""
+    RFC 3339 date): every entry of the last keep_days days stays whole. A name that is not
+    a month (2026-13, 0000-01) is never one to summarise."""
     newest = datetime.fromisoformat(newest_date.replace("Z", "+00:00"))
-    return sorted(m for m in set(months) if (newest - month_end(m)).days >= keep_days)
+    return sorted(m for m in set(months) if _REAL_MONTH.match(m) and (newest - month_end(m)).days >= keep_days)
+
+
+_REAL_MONTH = re.compile(r"^(19[7-9][0-9]|2[0-9]{3})-(0[1-9]|1[0-2])$")
 
 
 @dataclass
@@ -620,6 +624,7 @@ def compact(root, keep_days: int = history_summary.KEEP_DAYS, newest: str | None
             if path.stem not in due:
                 continue
             month = runs.get(path.stem, {})
+            _refuse_unchecked_runs(root, path.stem)
             doc = read_file(path, rel, month, trust_digests=True)
             if doc["kind"] != "entries":
                 continue
@@ -647,6 +652,18 @@ def compact(root, keep_days: int = history_summary.KEEP_DAYS, newest: str | None
             report.months = sorted({*report.months, path.stem})
             path.unlink()
     return report
+
+
+def _refuse_unchecked_runs(root: Path, month: str) -> None:
+    """A month is summarised only beside run records that all check: an entry of a run
+    whose record does not would be left out of the summary, and so lost."""
+    rel = f"{RUNS_DIR}/{month}.json"
+    if not (root / rel).exists():
+        return
+    found = _problems_or_malformed(root / rel, read_doc(root / rel), rel, None)
+    if found:
+        raise BenchError(f"{root / rel}: {found[0]}; month {month} is not summarised until `bench history check` "
+                         "passes")
 
 
 def _summarised(doc: dict, entries: list[dict], runs: dict[str, dict]) -> dict:
@@ -803,7 +820,10 @@ def load(root) -> History:
             entries.extend(e for e in file_entries(doc, month) if e["run"] in runs)
         except (*_MALFORMED, history_rows.RowError):
             raise BenchError(f"{path}: not a valid history file; run `bench history check`") from None
-    entries.sort(key=lambda e: (e["date"], e["run"], e["id"]))
+    try:
+        entries.sort(key=lambda e: (e["date"], e["run"], e["id"]))
+    except TypeError:   # a hand-edited id or date of another type
+        raise BenchError(f"{root}: a history entry of an unexpected shape; run `bench history check`") from None
     return History(runs, entries)
 
 

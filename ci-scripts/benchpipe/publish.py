@@ -51,6 +51,7 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 
 from benchpipe import compare, history, history_summary, publish_lock, raw_samples, results, site
@@ -119,8 +120,10 @@ def sparse_paths(docs) -> list[str]:
         month = history.month_of(history.utc_date(doc["env"]["timestamp"]))
         out.add(f"/{HISTORY_DIR}/{history.RUNS_DIR}/{month}.json")
         out.add(f"/{raw_samples.rel_of(doc)}")
-        out.update(f"/{HISTORY_DIR}/{doc['env']['os']}/{b['key']['scenario']}/{month}.json"
-                   for b in doc["benchmarks"] if b["status"] == "ok")
+        for b in doc["benchmarks"]:
+            if b["status"] == "ok":   # the month's summary too: `add` refuses a run of a summarised month
+                rel = f"/{HISTORY_DIR}/{doc['env']['os']}/{b['key']['scenario']}/{month}.json"
+                out.update((rel, history.summary_rel(rel)))
     return sorted(out)
 
 
@@ -182,7 +185,7 @@ MAX_BACKOFF_S = 20.0
 def publish(remote: str, branch: str, results_paths, *, site_url: str = "", repo_url: str = "",
             out: Path | None = None, retries: int = 1000, retry_for_s: float = RETRY_FOR_S,
             jobs: int | None = None, detect: bool = True, max_items: int = data_js.MAX_ITEMS,
-            compact: bool = True, log=print) -> PublishReport:
+            compact: bool = True, now: datetime | None = None, log=print) -> PublishReport:
     if retries < 1:
         raise BenchError(f"--retries must be at least 1, not {retries}")
     paths = [Path(p) for p in results_paths]
@@ -200,8 +203,7 @@ def publish(remote: str, branch: str, results_paths, *, site_url: str = "", repo
             wt, runs_added, commit, attempts = _push_data(work, remote, branch, docs, versus, repo_url,
                                                           (retries, deadline), max_items, env, log)
             if compact:   # under the lock too: a publisher landing meanwhile would fail its lease
-                newest = max(history.utc_date(doc["env"]["timestamp"]) for _, doc in docs)
-                _compact_branch(wt, remote, branch, newest, env, log)
+                _compact_or_say(wt, remote, branch, docs, now, env, log)
         except _GaveUp as gave_up:
             raise BenchError(f"{gave_up}; nothing of these runs was pushed, and nothing is lost: publish them "
                              f"again with `{republish_command(remote, branch, paths, max_items)}` (idempotent: runs that "
@@ -256,6 +258,22 @@ def _push(wt: Path, remote: str, branch: str, message: str, env: dict) -> str | 
 
 
 
+def _compact_or_say(wt: Path, remote: str, branch: str, docs, now: datetime | None, env: dict, log) -> None:
+    """The monthly compaction, which is optional: any problem is one line in the log, and
+    the publish (whose data has landed) goes on. Its clock is the newest run given, but
+    never later than now (a results file dated in the future must not summarise the
+    current months; `now`: a synthetic clock, for simulations)."""
+    newest = max(history.utc_date(doc["env"]["timestamp"]) for _, doc in docs)
+    clock = (now or datetime.now(timezone.utc)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    if newest > clock:
+        log(f"publish: a run is dated {newest}, after now ({clock}); no compaction by this publish")
+        return
+    try:
+        _compact_branch(wt, remote, branch, newest, env, log)
+    except BenchError as err:
+        log(f"publish: compaction skipped: {err}")
+
+
 def _compact_branch(wt: Path, remote: str, branch: str, newest: str, env: dict, log) -> str | None:
     """Summarise the branch's months that ended KEEP_DAYS before `newest` (the date of the
     newest run this publisher was given: never a date read from the branch, where a
@@ -264,7 +282,8 @@ def _compact_branch(wt: Path, remote: str, branch: str, newest: str, env: dict, 
     None (nothing to do, or the branch moved: left to the next publish)."""
     if _git(["rev-parse", "--verify", "--quiet", "HEAD"], cwd=wt, check=False).returncode != 0:
         return None
-    names = _git(["ls-tree", "-r", "--name-only", "HEAD", "--", HISTORY_DIR, raw_samples.DIR], cwd=wt).stdout.split()
+    names = _git(["ls-tree", "-r", "-z", "--name-only", "HEAD", "--", HISTORY_DIR, raw_samples.DIR],
+                 cwd=wt).stdout.split("\0")
     whole = {Path(n).name[:7] for n in names if n.startswith(f"{HISTORY_DIR}/") and n.endswith(".json")
              and history.is_month_file(n) and not n.startswith(f"{HISTORY_DIR}/{history.RUNS_DIR}/")}
     if not history.closed_months(whole | raw_samples.months(names), newest):
@@ -272,6 +291,9 @@ def _compact_branch(wt: Path, remote: str, branch: str, newest: str, env: dict, 
     tip = _git(["rev-parse", "HEAD"], cwd=wt).stdout.strip()
     _full_checkout(wt)
     rep = history.compact(wt / HISTORY_DIR, newest=newest)
+    if rep.left_out:
+        log(f"publish: {rep.left_out} entries of runs without a run record (interrupted adds, never part of the "
+            "history) left out of the summaries")
     dropped = history.closed_months(raw_samples.months(names), newest)
     for month in dropped:
         shutil.rmtree(wt / raw_samples.DIR / month)

@@ -24,7 +24,7 @@ import shutil
 import subprocess
 import sys
 import time
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from benchpipe import history, publish, results
@@ -122,8 +122,10 @@ def nights(remote: Path, work: Path, first_day: int, n: int, keys: list[dict], o
             results.write(f, doc)
             files.append(f)
         t = time.perf_counter()
+        clock = datetime.fromisoformat(max(d["env"]["timestamp"] for d in docs[night * len(oses):(night + 1) * len(oses)])
+                                       .replace("Z", "+00:00"))
         publish.publish(str(remote), "gh-pages", files, out=work / "site", jobs=jobs, detect=detect,
-                        compact=compact, log=lambda *a, **k: None)
+                        compact=compact, now=clock, log=lambda *a, **k: None)
         secs = time.perf_counter() - t
         after = packed_bytes(remote)
         row = {"night": night + 1, "growth": after - before, "packed": after, "tree": tree_bytes(remote),

@@ -235,3 +235,55 @@ def test_only_month_names_count_as_months_to_compact():
             if history.is_month_file(n)] == ["history/linux/cpu/2026-01.json", "history/linux/cpu/2026-01.json.xz"]
     assert history.closed_months(["2026-01", "2026-02", "2026-03"], "2026-05-30T00:00:00Z") == ["2026-01", "2026-02"]
     assert history.closed_months(["2026-02"], "2026-05-29T23:59:59Z") == []   # Feb ended 89.99 days before
+    assert history.closed_months(["0000-05", "9999-12", "2026-13", "2026-00", "2026-01"],
+                                 "2026-05-30T00:00:00Z") == ["2026-01"]       # never a traceback
+
+
+def test_a_run_of_a_summarised_month_is_refused_by_publish_and_hides_nothing(nights, tmp_path):
+    remote = tmp_path / "pages.git"
+    publish.publish(str(remote), "gh-pages", nights, log=lambda *a: None)      # compacts Jan, Feb
+    before = _git("--git-dir", remote, "rev-parse", "gh-pages")
+    late = json.loads(nights[0].read_text())
+    late["env"]["commit"] = "f" * 40
+    (tmp_path / "late.json").write_text(json.dumps(late))
+    with pytest.raises(BenchError, match="is summarised") as err:
+        publish.publish(str(remote), "gh-pages", [tmp_path / "late.json"], log=lambda *a: None)
+    assert "\n" not in str(err.value)
+    assert _git("--git-dir", remote, "rev-parse", "gh-pages") == before
+    files = _git("--git-dir", remote, "ls-tree", "-r", "--name-only", "gh-pages").split()
+    assert "history/linux/cpu/2026-01.json" not in files
+
+
+def test_a_run_dated_in_the_future_compacts_nothing(nights, tmp_path):
+    remote = tmp_path / "pages.git"
+    publish.publish(str(remote), "gh-pages", nights[:-1], compact=False, log=lambda *a: None)
+    future = json.loads(nights[-1].read_text())
+    future["env"]["timestamp"] = "2099-01-01T00:00:00Z"
+    (tmp_path / "future.json").write_text(json.dumps(future))
+    lines = []
+    assert publish.publish(str(remote), "gh-pages", [tmp_path / "future.json"], log=lines.append).pushed
+    assert any("after now" in ln and "no compaction" in ln for ln in lines), lines
+    files = _git("--git-dir", remote, "ls-tree", "-r", "--name-only", "gh-pages").split()
+    assert not any(f.endswith(".json.xz") and f.startswith("history/") for f in files)
+
+
+def test_a_month_whose_run_records_do_not_check_is_not_summarised(nights, tmp_path):
+    root = tmp_path / "h"
+    add_results(root, nights)
+    runs = root / "runs" / "2026-01.json"
+    runs.write_text(runs.read_text().replace('"preset":"smoke"', '"preset":"smokey"', 1))
+    with pytest.raises(BenchError, match="not summarised until") as err:
+        history.compact(root)
+    assert "\n" not in str(err.value) and (root / "linux" / "cpu" / "2026-01.json").exists()
+    # in publish: one line in the log, the publish itself lands
+    remote = tmp_path / "pages.git"
+    publish.publish(str(remote), "gh-pages", nights[:-1], compact=False, log=lambda *a: None)
+    co = tmp_path / "co"
+    _git("clone", "-q", "--branch", "gh-pages", remote, co)
+    bad = co / "history" / "runs" / "2026-01.json"
+    bad.write_text(bad.read_text().replace('"preset":"smoke"', '"preset":"smokey"', 1))
+    _git("-C", co, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "hand edit")
+    _git("-C", co, "push", "-q", "origin", "gh-pages")
+    lines = []
+    assert publish.publish(str(remote), "gh-pages", nights[-1:], log=lines.append).pushed
+    assert any(ln.startswith("publish: compaction skipped:") and "not summarised until" in ln for ln in lines), lines

@@ -147,8 +147,12 @@ def test_killed_publisher_leaves_branch_valid(tmp_path, stage):
         assert len(history.load(wt / "history").runs) == 1
     assert "1 runs in the history" in (site / "index.html").read_text()
     assert subprocess.run(["git", "fsck", "--no-progress"], cwd=remote, capture_output=True).returncode == 0
-    # and the next publish completes it
-    assert subprocess.run(publish_cmd(remote, r1, extra=out), capture_output=True).returncode == 0
+    # and the next publish completes it (breaking the lock the killed one held, after its few seconds)
+    quick = dict(os.environ, BENCH_PUBLISH_LOCK_STALE_S="3")
+    p = subprocess.run(publish_cmd(remote, r1, extra=out), capture_output=True, text=True, env=quick)
+    assert p.returncode == 0, p.stderr
+    assert ("is stale; breaking it" in p.stdout) == (stage != "rendered"), p.stdout
+    assert git("--git-dir", remote, "for-each-ref", "refs/publish-lock/") == ""
     wt2 = checkout(remote, tmp_path / "co2")
     assert len(history.load(wt2 / "history").runs) == 2
     assert "2 runs in the history" in (site / "index.html").read_text()
@@ -164,7 +168,7 @@ def test_killed_at_random_moments(tmp_path):
         before = tip(remote)
         p = subprocess.Popen(publish_cmd(remote, ri, extra=["--no-changepoints"]), stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL, start_new_session=True,
-                             env=dict(os.environ, TMPDIR=str(_tmpdir(tmp_path))))
+                             env=dict(os.environ, TMPDIR=str(_tmpdir(tmp_path)), BENCH_PUBLISH_LOCK_STALE_S="3"))
         time.sleep(delay)
         os.killpg(p.pid, signal.SIGKILL)
         p.wait()
@@ -322,3 +326,26 @@ def test_publishers_take_turns_and_a_stale_lock_is_broken(tmp_path, monkeypatch)
     assert any("refuses refs/publish-lock/gh-pages" in ln for ln in lines), lines
     wt2 = checkout(remote, tmp_path / "co")
     assert len(history.load(wt2 / "history").runs) == 3
+
+
+def test_two_publishers_in_the_same_second_do_not_both_hold_the_lock(tmp_path):
+    """Lock commits carry a nonce: the same empty tree, identity and second would
+    otherwise give the same commit, and the second create would succeed as up to date."""
+    remote = tmp_path / "pages.git"
+    git("init", "--quiet", "--bare", "--initial-branch=gh-pages", remote)
+    env = dict(os.environ, GIT_AUTHOR_DATE="2026-03-01T00:00:00Z", GIT_COMMITTER_DATE="2026-03-01T00:00:00Z",
+               GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t", GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@t")
+    trees = []
+    for name in ("a", "b"):
+        git("init", "-q", tmp_path / name)
+        trees.append(tmp_path / name)
+    first = publish_lock.acquire(publish._git, trees[0], str(remote), "gh-pages", env, time.monotonic() + 60,
+                                 lambda *a: None)
+    lines = []
+    second = publish_lock.acquire(publish._git, trees[1], str(remote), "gh-pages", env, time.monotonic() + 1.5,
+                                  lines.append)
+    assert first and second is None and any("not free within the time budget" in ln for ln in lines), lines
+    publish_lock.release(publish._git, trees[1], str(remote), "gh-pages", "0" * 40, env)   # not its lock: kept
+    assert publish_lock.holder(publish._git, trees[0], str(remote), "gh-pages") == first
+    publish_lock.release(publish._git, trees[0], str(remote), "gh-pages", first, env)
+    assert publish_lock.holder(publish._git, trees[0], str(remote), "gh-pages") is None
