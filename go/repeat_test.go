@@ -1,8 +1,10 @@
 package main
 
 import (
+	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -81,9 +83,13 @@ func TestMedianWindow(t *testing.T) {
 // a thread that gets less of a core while it spins than while it worked runs out of
 // extension first: x1.26 was measured with both cores kept busy, hence the lower bound
 // of x1.2; sleeping the extension gives x1.0). Not parallel, so that the other tests
-// take the cores less often. Mirrors stretch_holds_the_window_open in
-// rust/tests/scenarios.rs.
+// take the cores less often. The CPU growth is tried up to stretchAttempts times (a
+// ratio of two processes' CPU times is at the mercy of the neighbours: Rust's 2.5 ms
+// windows went to x1.05 beside its other tests on a 2-core runner) and fails only when
+// every try is out of range; sleeping the extension would give x1.0 every time. Mirrors
+// stretch_holds_the_window_open in rust/tests/scenarios.rs.
 func TestStretch(t *testing.T) {
+	const stretchAttempts = 3
 	windowCPU := func(rec map[string]any) float64 {
 		return floatField(t, rec, "window_cpu_s", "user") + floatField(t, rec, "window_cpu_s", "sys")
 	}
@@ -93,32 +99,41 @@ func TestStretch(t *testing.T) {
 		cpuGrowth [2]float64 // stretched / unstretched CPU time, 0: not checked
 	}{
 		{[]string{"sleep", "--tasks", "20", "--max_sleep_ms", "40", "--spin", "1"}, 0.2, [2]float64{}},
-		{[]string{"cpu", "--tasks", "4", "--items", "1000000", "--threads", "1"}, 2, [2]float64{1.2, 1.8}},
+		{[]string{"cpu", "--tasks", "4", "--items", "4000000", "--threads", "1"}, 2, [2]float64{1.2, 1.8}},
 	} {
-		plain := benchRecord(t, nil, append(c.args, "--repeat", "5")...)
-		if _, has := plain["stretch"]; has {
-			t.Errorf("a run without --stretch has a stretch field: %v", plain["stretch"])
-		}
-		rec := benchRecord(t, nil, append(c.args, "--stretch", "1.5", "--repeat", "5")...)
-		if got := floatField(t, rec, "stretch"); got != 1.5 {
-			t.Errorf("%s: stretch = %v, want 1.5", c.args[0], got)
-		}
-		if got, want := uintField(t, rec, "checksum"), uintField(t, plain, "checksum"); got != want {
-			t.Errorf("%s: checksum with --stretch = %d, without %d", c.args[0], got, want)
-		}
-		for i, w := range rec["repeat"].(map[string]any)["windows"].([]any) {
-			w := w.(map[string]any)
-			e := floatField(t, w, "elapsed_s")
-			cpu := floatField(t, w, "cpu_s", "user") + floatField(t, w, "cpu_s", "sys")
-			if e < 0.005 || cpu > c.maxShare*e {
-				t.Errorf("%s window %d: %.4f s, CPU %.4f s; want 5 ms or more, CPU at most %.2f of it",
-					c.args[0], i+1, e, cpu, c.maxShare)
+		var seen []string
+		for attempt := 1; attempt <= stretchAttempts; attempt++ {
+			plain := benchRecord(t, nil, append(c.args, "--repeat", "5")...)
+			if _, has := plain["stretch"]; has {
+				t.Errorf("a run without --stretch has a stretch field: %v", plain["stretch"])
 			}
-		}
-		if lo, hi := c.cpuGrowth[0], c.cpuGrowth[1]; hi > 0 {
-			if g := windowCPU(rec) / windowCPU(plain); g < lo || g > hi {
-				t.Errorf("%s: CPU time %.4f s stretched, %.4f s not: x%.2f, want x%.1f to x%.1f",
-					c.args[0], windowCPU(rec), windowCPU(plain), g, lo, hi)
+			rec := benchRecord(t, nil, append(c.args, "--stretch", "1.5", "--repeat", "5")...)
+			if got := floatField(t, rec, "stretch"); got != 1.5 {
+				t.Errorf("%s: stretch = %v, want 1.5", c.args[0], got)
+			}
+			if got, want := uintField(t, rec, "checksum"), uintField(t, plain, "checksum"); got != want {
+				t.Errorf("%s: checksum with --stretch = %d, without %d", c.args[0], got, want)
+			}
+			for i, w := range rec["repeat"].(map[string]any)["windows"].([]any) {
+				w := w.(map[string]any)
+				e := floatField(t, w, "elapsed_s")
+				cpu := floatField(t, w, "cpu_s", "user") + floatField(t, w, "cpu_s", "sys")
+				if e < 0.005 || cpu > c.maxShare*e {
+					t.Errorf("%s window %d: %.4f s, CPU %.4f s; want 5 ms or more, CPU at most %.2f of it",
+						c.args[0], i+1, e, cpu, c.maxShare)
+				}
+			}
+			lo, hi := c.cpuGrowth[0], c.cpuGrowth[1]
+			if hi == 0 {
+				break
+			}
+			g := windowCPU(rec) / windowCPU(plain)
+			if g >= lo && g <= hi {
+				break
+			}
+			seen = append(seen, fmt.Sprintf("%.4f s stretched, %.4f s not: x%.2f", windowCPU(rec), windowCPU(plain), g))
+			if attempt == stretchAttempts {
+				t.Errorf("%s: CPU time %s; want x%.1f to x%.1f", c.args[0], strings.Join(seen, "; "), lo, hi)
 			}
 		}
 	}

@@ -365,9 +365,15 @@ fn files_rw_repeat_sets_up_between_runs() {
 /// windows, not CPU times (but a thread that gets less of a core while it spins than
 /// while it worked runs out of extension first: x1.26 was measured in Go with both
 /// cores kept busy, hence the lower bound of x1.2; sleeping the extension gives x1.0).
+/// A window of ~10 ms (Rust) survives the thread losing its core for a time slice
+/// while it spins (a 2.5 ms window went to x1.05 beside the other tests on a 2-core
+/// runner); the CPU growth is tried up to STRETCH_ATTEMPTS times, as a ratio of two
+/// processes' CPU times is at the mercy of the neighbours, and fails only when every try
+/// is out of range (sleeping the extension would give x1.0 every time).
 /// Mirrors TestStretch in go/repeat_test.go.
 #[test]
 fn stretch_holds_the_window_open() {
+    const STRETCH_ATTEMPTS: usize = 3;
     // The arguments, the most CPU time / window in each stretched window, the range of
     // stretched / unstretched CPU time if checked.
     type Case<'a> = (&'a [&'a str], f64, Option<(f64, f64)>);
@@ -395,7 +401,7 @@ fn stretch_holds_the_window_open() {
                 "--tasks",
                 "4",
                 "--items",
-                "1000000",
+                "4000000",
                 "--threads",
                 "1",
             ],
@@ -408,37 +414,46 @@ fn stretch_holds_the_window_open() {
     };
     for (bin, _) in BINARIES {
         for (args, max_share, growth) in cases {
-            let plain = record(bin, &[args, &["--repeat", "5"]].concat());
-            assert!(plain.get("stretch").is_none(), "a run without --stretch");
-            let r = record(
-                bin,
-                &[args, &["--stretch", "1.5", "--repeat", "5"]].concat(),
-            );
-            assert_eq!(r["stretch"], 1.5);
-            assert_eq!(checksum(&r), checksum(&plain), "{}", args[0]);
-            for (i, w) in r["repeat"]["windows"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .enumerate()
-            {
-                let e = w["elapsed_s"].as_f64().unwrap();
-                let cpu =
-                    w["cpu_s"]["user"].as_f64().unwrap() + w["cpu_s"]["sys"].as_f64().unwrap();
-                assert!(
-                    e >= 0.005 && cpu <= max_share * e,
-                    "{} window {}: {e:.4} s, CPU {cpu:.4} s; want 5 ms or more, CPU at most {max_share} of it",
-                    args[0],
-                    i + 1
+            let mut seen = Vec::new();
+            for _attempt in 0..STRETCH_ATTEMPTS {
+                let plain = record(bin, &[args, &["--repeat", "5"]].concat());
+                assert!(plain.get("stretch").is_none(), "a run without --stretch");
+                let r = record(
+                    bin,
+                    &[args, &["--stretch", "1.5", "--repeat", "5"]].concat(),
                 );
-            }
-            if let Some((lo, hi)) = growth {
+                assert_eq!(r["stretch"], 1.5);
+                assert_eq!(checksum(&r), checksum(&plain), "{}", args[0]);
+                for (i, w) in r["repeat"]["windows"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .enumerate()
+                {
+                    let e = w["elapsed_s"].as_f64().unwrap();
+                    let cpu =
+                        w["cpu_s"]["user"].as_f64().unwrap() + w["cpu_s"]["sys"].as_f64().unwrap();
+                    assert!(
+                        e >= 0.005 && cpu <= max_share * e,
+                        "{} window {}: {e:.4} s, CPU {cpu:.4} s; want 5 ms or more, CPU at most {max_share} of it",
+                        args[0],
+                        i + 1
+                    );
+                }
+                let Some((lo, hi)) = growth else { break };
                 let (stretched, unstretched) = (window_cpu(&r), window_cpu(&plain));
                 let g = stretched / unstretched;
+                if (lo..=hi).contains(&g) {
+                    break;
+                }
+                seen.push(format!(
+                    "{stretched:.4} s stretched, {unstretched:.4} s not: x{g:.2}"
+                ));
                 assert!(
-                    (lo..=hi).contains(&g),
-                    "{}: CPU time {stretched:.4} s stretched, {unstretched:.4} s not: x{g:.2}, want x{lo} to x{hi}",
-                    args[0]
+                    seen.len() < STRETCH_ATTEMPTS,
+                    "{}: CPU time {}; want x{lo} to x{hi}",
+                    args[0],
+                    seen.join("; ")
                 );
             }
         }
