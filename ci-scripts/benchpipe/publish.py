@@ -29,8 +29,10 @@ files are the record; the branch's git log of nightly commits is not kept.
 
 Branch layout: history/ (Contract 3), samples/ (each run's raw per-run values, kept
 while its month is whole: raw_samples), dev/bench/data.js (github-action-benchmark),
-.gitignore. The site of an older layout (pages, assets/, charts/, data/, .cache/ at the
-root) is removed from the branch by the next publish that adds a run.
+cache/changepoints.json (publish_cache: what a render on a fresh machine need not
+search again; committed after the render, when series filled new windows), .gitignore.
+The site of an older layout (pages, assets/, charts/, data/, .cache/ at the root) is
+removed from the branch by the next publish that adds a run.
 
 Site folder (`out`, swapped in whole): the pages, assets/, charts/, data/, .nojekyll,
 dev/bench/data.js (a copy, so the action's data stays at its usual address), .cache/
@@ -54,7 +56,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from benchpipe import compare, history, history_summary, publish_lock, raw_samples, results, site
+from benchpipe import compare, history, history_summary, publish_cache, publish_lock, raw_samples, results, site
 from benchpipe.errors import BenchError
 from benchpipe.export import data_js
 from benchpipe.fsutil import atomic_write_bytes, swap_dir
@@ -214,6 +216,11 @@ def publish(remote: str, branch: str, results_paths, *, site_url: str = "", repo
             _full_checkout(wt)
             render_site(wt, Path(out), site_url=site_url, repo_url=repo_url, jobs=jobs, detect=detect)
             log(f"publish: site of {branch}'s history written to {out}")
+            if detect:
+                try:
+                    publish_cache.save(_git, _fetch, work, remote, branch, Path(out) / site.CP_CACHE, env, log)
+                except BenchError as err:   # it only saves time: never fails a publish
+                    log(f"publish: change-point cache not saved: {err}")
         return PublishReport(attempts, runs_added, commit, commit is not None)
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -376,6 +383,7 @@ def render_site(wt: Path, out: Path, *, site_url: str = "", repo_url: str = "", 
     try:
         if (out / ".cache").is_dir():
             shutil.copytree(out / ".cache", tmp / ".cache")
+        publish_cache.seed(wt, tmp / site.CP_CACHE)   # a fresh machine: the branch's, if any
         site.render(wt / HISTORY_DIR, tmp, site_url=site_url, repo_url=repo_url, jobs=jobs, detect=detect)
         if (wt / DATA_JS).exists():
             (tmp / DATA_JS).parent.mkdir(parents=True, exist_ok=True)

@@ -28,6 +28,7 @@ from benchpipe.metrics import HEADLINE, METRICS, charted, page_data
 from benchpipe.results import family_id, format_params
 
 SITE_SOURCE = ROOT / "gh-pages"
+CP_CACHE = Path(".cache") / "changepoints.json"  # in the site folder: trends.detect_all's cache
 
 
 @dataclass
@@ -253,7 +254,7 @@ def _render(out, history_dir, rep, t0, detect, jobs, cp_options, site_url, repo_
     rep.timings["load"] = time.perf_counter() - t0
 
     t = time.perf_counter()
-    model = trends.build(hist, cat, detect=detect, cache_path=out / ".cache" / "changepoints.json", jobs=jobs,
+    model = trends.build(hist, cat, detect=detect, cache_path=out / CP_CACHE, jobs=jobs,
                          cp_options=cp_options)
     rep.timings["model+changepoints"] = time.perf_counter() - t
 

@@ -19,6 +19,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from benchpipe.changepoint_windows import window_key, windows
 from benchpipe.fsutil import atomic_write_json
 from benchpipe.history import channel
 from benchpipe.metrics import HEADLINE, METRICS, with_changepoints
@@ -26,65 +27,82 @@ from benchpipe.results import family_id, format_params, key_id
 
 # --------------------------------------------------------------------------- change-point adapter
 
-WINDOW = 120  # nightly re-analysis looks at this many newest points; older change points are kept
+WINDOW = 120  # E-Divisive looks at windows of this many points (changepoints.detect)
+STEP = 60     # starting every STEP points: each point is judged with 30 or more on either side
+CACHE_VERSION = 2
 
 
-def _detect_one(args) -> list[dict]:
-    """detect(values) -> change points as dicts (index, ratio, direction, before/after
-    medians, commit, previous_commit). The adapter over benchpipe.changepoints.detect
-    (E-Divisive means). `start` > 0 analyses only
-    points[start:] (indices shifted back to the whole series)."""
+def _detect_one(args) -> tuple[list[dict], dict[str, list[int]]]:
+    """detect(values) -> (change points as dicts (index, ratio, direction, before/after
+    medians, commit, previous_commit), the windows' candidates it computed). The adapter
+    over benchpipe.changepoints.detect (E-Divisive means, windowed), given the candidates
+    of the windows already known."""
     # imported where change points are looked for: with it (signal_processing_algorithms,
     # structlog, scipy.spatial) `bench --help` took 0.07 s more CPU, for nothing
     from benchpipe import changepoints
 
-    commits, dates, values, options, start = args
-    points = [changepoints.Point(c, d, v) for c, d, v in zip(commits[start:], dates[start:], values[start:])]
-    out = []
-    for cp in changepoints.detect(points, **options):
-        d = cp.to_json()
-        d["index"] += start
-        out.append(d)
-    return out
+    commits, dates, values, options, known, window, step = args
+    points = [changepoints.Point(c, d, v) for c, d, v in zip(commits, dates, values)]
+    had = dict(known)
+    cps = [cp.to_json() for cp in changepoints.detect(points, **options, window=window, step=step, known=known)]
+    return cps, {k: v for k, v in known.items() if had.get(k) is not v}  # searched now (a bad entry replaced)
 
 
 def _hash(obj) -> str:
     return hashlib.sha256(json.dumps(obj, sort_keys=True).encode()).hexdigest()[:24]
 
 
+def _read_cache(path: Path | None, stamp: dict) -> dict:
+    """A cache written with these options, else {} (missing, damaged, another layout:
+    start afresh; what it holds is checked again where it is used)."""
+    if not path or not path.exists():
+        return {}
+    try:
+        cache = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(cache, dict) or {k: cache.get(k) for k in stamp} != stamp:
+        return {}
+    if not all(isinstance(cache.get(k, {}), dict) for k in ("windows", "newest", "series")):
+        return {}
+    return cache
+
+
+def cache_stamp(options: dict | None = None, window: int = WINDOW, step: int = STEP) -> dict:
+    """What a cache must have been written with to be used."""
+    return {"version": CACHE_VERSION, "options": options or {}, "window": window, "step": step}
+
+
 def detect_all(series: dict[str, tuple[list, list, list]], cache_path: Path | None, jobs: int | None = None,
-               options: dict | None = None, window: int = WINDOW) -> dict[str, list[dict]]:
+               options: dict | None = None, window: int = WINDOW, step: int = STEP) -> dict[str, list[dict]]:
     """Change points of many series {sid: (commits, dates, values)}, in parallel, cached.
 
-    The cache (a JSON file beside the site, committed with it) remembers per series what
-    was analysed. An unchanged series is not analysed again. A series that only grew
-    (the history is append-only: the normal nightly case) keeps its change points older
-    than the newest `window` points and re-analyses only from the later of its last kept
-    change point and the start of that window: O(window^2) instead of O(n^2) per night."""
+    Each series is analysed in windows (changepoints.detect: `window` points every
+    `step`), so a series of ten years costs ten times one of a year, not a hundred. The
+    cache (a JSON file beside the site) keeps each window's candidates by the window's
+    values ("windows": the full windows, which a series that grows keeps; "newest": the
+    shorter last ones) and each series' change points by its content: an unchanged series
+    is not analysed again, and one that grew by a night only in its newest window. What
+    the cache holds never changes the answer: a render without it finds the same."""
     options = options or {}
-    cache = {}
-    if cache_path and cache_path.exists():
-        try:
-            cache = json.loads(cache_path.read_text(encoding="utf-8"))
-            if cache.get("options") != options or cache.get("window") != window:
-                cache = {}
-        except (OSError, json.JSONDecodeError, AttributeError):
-            cache = {}
-    known = cache.get("series", {})
-    out, todo, frozen = {}, [], {}
+    stamp = cache_stamp(options, window, step)
+    cache = _read_cache(cache_path, stamp)
+    known_windows: dict[str, list[int]] = {**cache.get("newest", {}), **cache.get("windows", {})}
+    known_series = cache.get("series", {})
+    out, todo, keys_of, full_keys = {}, [], {}, set()
     for sid, (commits, dates, values) in series.items():
-        n = len(values)
+        spans = windows(len(values), window, step)
         full = _hash([commits, dates, values])
-        c = known.get(sid)
-        if c and c["n"] == n and c["hash"] == full:
-            out[sid] = c["cps"]
-            continue
-        start = 0
-        if c and c["n"] < n and n > window and c["hash"] == _hash([commits[:c["n"]], dates[:c["n"]], values[:c["n"]]]):
-            keep = [cp for cp in c["cps"] if cp["index"] < n - window]
-            start = max(keep[-1]["index"] if keep else 0, n - window)
-            frozen[sid] = keep
-        todo.append((sid, (commits, dates, values, options, start)))
+        c = known_series.get(sid)
+        if isinstance(c, dict) and c.get("hash") == full and isinstance(c.get("cps"), list) \
+                and isinstance(c.get("windows"), list) and len(c["windows"]) == len(spans):
+            out[sid], keys_of[sid] = c["cps"], c["windows"]
+        else:
+            keys_of[sid] = [window_key(values[a:b]) for a, b in spans]
+            known = {k: known_windows[k] for k in keys_of[sid] if k in known_windows}
+            todo.append((sid, (commits, dates, values, options, known, window, step)))
+        full_keys.update(k for k, (a, b) in zip(keys_of[sid], spans) if b - a == window)
+    computed: dict[str, list[int]] = {}
     if todo:
         jobs = jobs or os.cpu_count() or 1
         if jobs > 1 and len(todo) > 8:
@@ -92,13 +110,38 @@ def detect_all(series: dict[str, tuple[list, list, list]], cache_path: Path | No
                 found = list(pool.map(_detect_one, [t[1] for t in todo], chunksize=max(1, len(todo) // (jobs * 4))))
         else:
             found = [_detect_one(t[1]) for t in todo]
-        for (sid, _), cps in zip(todo, found):
-            out[sid] = frozen.get(sid, []) + cps
+        for (sid, _), (cps, new) in zip(todo, found):
+            out[sid] = cps
+            computed.update(new)
     if cache_path is not None:
-        doc = {"options": options, "window": window, "series": {
-            sid: {"n": len(v), "hash": _hash([c, d, v]), "cps": out[sid]} for sid, (c, d, v) in series.items()}}
+        # the windows the series have now; those of series gone or grown past them go
+        every = {**known_windows, **computed}
+        now = sorted({k for ks in keys_of.values() for k in ks if k in every})
+        doc = {**stamp, "windows": {k: every[k] for k in now if k in full_keys},
+               "newest": {k: every[k] for k in now if k not in full_keys},
+               "series": {sid: {"hash": _hash([c, d, v]), "cps": out[sid], "windows": keys_of[sid]}
+                          for sid, (c, d, v) in series.items()}}
         atomic_write_json(cache_path, doc, indent=None)
     return out
+
+
+def shared_cache(path: Path, options: dict | None = None, window: int = WINDOW, step: int = STEP) -> dict | None:
+    """What of a site's change-point cache is worth keeping with the history (publish
+    commits it, so that a render on a fresh machine searches only the newest windows):
+    the full windows' candidates, which change only when a series fills a new window
+    (every `step` nights), not the newest windows or the per-series results, which change
+    every night. None when there is no usable cache."""
+    cache = _read_cache(path, cache_stamp(options, window, step))
+    if not cache:
+        return None
+    return {**cache_stamp(options, window, step), "windows": cache.get("windows", {})}
+
+
+def seed_cache(path: Path, shared: dict) -> None:
+    """Start a site's cache from a shared one (shared_cache's form), unless it has one."""
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_json(path, {k: v for k, v in shared.items() if k != "series"}, indent=None)
 
 
 # --------------------------------------------------------------------------- model

@@ -144,29 +144,69 @@ def test_empty_history_gives_a_site(tmp_path):
 
 
 def test_change_points_incremental_reuse(tmp_path, monkeypatch):
-    """A series that only grew keeps its old change points and is re-analysed only over
-    the newest window; an unchanged series is not analysed at all."""
+    """Change points are searched in windows whose results are cached by their values:
+    an unchanged series is not analysed at all, one that grew by a night only in its
+    newest window, and what the cache holds never changes the answer."""
     import random
 
-    from benchpipe import trends
+    from benchpipe import changepoints, trends
 
     rng = random.Random(1)
     vals = [1.0 + rng.gauss(0, 0.01) for _ in range(150)] + [1.3 + rng.gauss(0, 0.01) for _ in range(150)]
 
     def mk(n):
         return [f"c{i}" for i in range(n)], [f"2026-01-01T00:{i // 60:02d}:{i % 60:02d}Z" for i in range(n)], vals[:n]
-    starts = []
-    real = trends._detect_one
-    monkeypatch.setattr(trends, "_detect_one", lambda a: (starts.append(a[4]), real(a))[1])
+    searched = []
+    real = changepoints.candidates
+    monkeypatch.setattr(changepoints, "candidates", lambda v, **o: (searched.append(len(v)), real(v, **o))[1])
     cache = tmp_path / "cp.json"
-    first = trends.detect_all({"s": mk(280)}, cache, jobs=1, window=100)
+    first = trends.detect_all({"s": mk(280)}, cache, jobs=1, window=100, step=50)
     assert [cp["index"] for cp in first["s"]] == [150] and first["s"][0]["direction"] == "regression"
-    assert starts == [0]
-    again = trends.detect_all({"s": mk(280)}, cache, jobs=1, window=100)
-    assert again == first and starts == [0]  # cached: not analysed again
-    grown = trends.detect_all({"s": mk(300)}, cache, jobs=1, window=100)
-    assert starts == [0, 200]  # only the newest 100 points, the old change point kept
+    assert searched == [100, 100, 100, 100, 80]  # windows from 0, 50, 100, 150 and 200
+    again = trends.detect_all({"s": mk(280)}, cache, jobs=1, window=100, step=50)
+    assert again == first and len(searched) == 5  # cached: not analysed again
+    grown = trends.detect_all({"s": mk(300)}, cache, jobs=1, window=100, step=50)
+    assert searched[5:] == [100]  # only the newest window, 200-300
     assert [cp["index"] for cp in grown["s"]] == [150] and grown["s"][0]["commit"] == "c150"
+    assert grown == trends.detect_all({"s": mk(300)}, None, jobs=1, window=100, step=50)  # as a cold render
+    doc = json.loads(cache.read_text())
+    assert len(doc["windows"]) == 5 and doc["series"]["s"]["windows"] == [
+        changepoints.window_key(vals[a:b]) for a, b in ((0, 100), (50, 150), (100, 200), (150, 250), (200, 300))]
+    # another layout of the cache (or a damaged one) is started afresh, not trusted
+    cache.write_text(json.dumps({**doc, "step": 40}))
+    before = len(searched)
+    assert trends.detect_all({"s": mk(300)}, cache, jobs=1, window=100, step=50) == grown
+    assert len(searched) == before + 5
+    cache.write_text("{not json")
+    assert trends.detect_all({"s": mk(300)}, cache, jobs=1, window=100, step=50) == grown
+
+
+def test_windowed_change_points_cost_grows_with_n_and_find_what_the_whole_series_shows():
+    """Ten years of nights in windows: the steps a whole-series search finds are found
+    at the same nights, and no window is searched twice."""
+    import random
+
+    from benchpipe import changepoints
+    from benchpipe.changepoint_windows import core, windows
+
+    spans = windows(3650, 120, 60)
+    assert spans[0] == (0, 120) and spans[-1][1] == 3650 and len(spans) == 60
+    cores = [core(k, len(spans), a, b, 120, 60) for k, (a, b) in enumerate(spans)]
+    assert cores[0][0] == 0 and cores[-1][1] == 3650
+    assert all(x[1] == y[0] for x, y in zip(cores, cores[1:]))  # the cores tile the series
+    assert windows(120, 120, 60) == [(0, 120)] and windows(121, 120, 60) == [(0, 120), (60, 121)]
+    rng = random.Random(7)
+    steps = {300: 1.10, 700: 1.0, 1000: 0.85}  # +10 % at 300, back at 700, -15 % at 1000
+    level, vals = 1.0, []
+    for i in range(1200):
+        level = steps.get(i, level)
+        vals.append(level * (1 + rng.gauss(0, 0.02)))
+    pts = [changepoints.Point(f"c{i}", f"t{i:05d}", v) for i, v in enumerate(vals)]
+    whole = [cp.index for cp in changepoints.detect(pts)]
+    known = {}
+    windowed = [cp.index for cp in changepoints.detect(pts, window=120, step=60, known=known)]
+    assert windowed == whole == [300, 700, 1000]
+    assert len(known) == len(windows(1200, 120, 60))
 
 
 def test_glance_answers_which_is_faster_by_how_much_and_how_sure():

@@ -1,0 +1,34 @@
+"""The windows a long series is searched for change points in (changepoints.detect):
+which stretches, which part of each counts, and the key a window's result is cached
+under. Apart from changepoints so that the site's cache bookkeeping (trends) does not
+import the detector's libraries."""
+
+from __future__ import annotations
+
+import hashlib
+from array import array
+
+
+def windows(n: int, window: int, step: int) -> list[tuple[int, int]]:
+    """[start, end) of the windows a series of n points is analysed in: `window` points
+    long, starting every `step` points from the series' first, the last ending at n (so
+    it holds more than window - step points). One window when n <= window."""
+    if n <= window:
+        return [(0, n)]
+    last = -(-(n - window) // step)
+    return [(k * step, min(k * step + window, n)) for k in range(last + 1)]
+
+
+def core(k: int, count: int, start: int, end: int, window: int, step: int) -> tuple[int, int]:
+    """The part of window k (of count) whose candidates are kept: the middle `step`
+    points, the first window's from its start, the last one's to its end. The cores
+    tile the series, and each holds points with (window - step) / 2 of the window on
+    either side, so no change point is judged from the edge of a window."""
+    margin = (window - step) // 2
+    return (start if k == 0 else start + margin), (end if k == count - 1 else start + margin + step)
+
+
+def window_key(values) -> str:
+    """What a window's candidates depend on: its values (and the options, checked by
+    the caller's cache)."""
+    return hashlib.sha256(array("d", values).tobytes()).hexdigest()[:24]
