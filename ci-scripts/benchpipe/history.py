@@ -99,8 +99,13 @@ def is_rows(doc) -> bool:
     return isinstance(doc, dict) and doc.get("schema") == history_rows.SCHEMA
 
 
+def has_rows(doc) -> bool:
+    """An entries file of rows (history/2, or a summarised month), not of entry objects."""
+    return is_rows(doc) or history_summary.is_summary(doc)
+
+
 def list_name(doc: dict) -> str:
-    return "runs" if doc["kind"] == "runs" else "rows" if is_rows(doc) or doc["kind"] == "summary" else "entries"
+    return "runs" if doc["kind"] == "runs" else "rows" if has_rows(doc) else "entries"
 
 
 def read_doc(path: Path):
@@ -118,7 +123,7 @@ def file_entries(doc: dict, runs: dict[str, dict]) -> list[dict]:
     """The entries of a parsed entries or summary file, any format; a history/2 row whose
     run has no record in `runs` is left out (its entry is whole only beside it:
     uncommitted). A summarised month's entries have no digest and only KEPT statistics."""
-    if not (is_rows(doc) or history_summary.is_summary(doc)):
+    if not has_rows(doc):
         return list(doc["entries"])
     series = history_rows.Series(doc["rows"])
     decode = history_summary.decode if history_summary.is_summary(doc) else history_rows.decode
@@ -127,7 +132,7 @@ def file_entries(doc: dict, runs: dict[str, dict]) -> list[dict]:
 
 def _entry_keys(doc: dict) -> list[tuple[str, str]]:
     """(run, id) of every entry of an entries file (no run records needed)."""
-    if not (is_rows(doc) or history_summary.is_summary(doc)):
+    if not has_rows(doc):
         return [(e["run"], e["id"]) for e in doc["entries"]]
     series = history_rows.Series(doc["rows"])
     return [(r[0], history_rows.row_id(r, series)) for r in doc["rows"] if isinstance(r, list)]
@@ -155,7 +160,7 @@ def file_problems(path: Path, doc, rel: str, runs: dict[str, dict] | None = None
     if Path(rel).name.endswith(history_summary.SUFFIX) != history_summary.is_summary(doc):
         return [f"a {doc['kind']} file may not be named {Path(rel).name} (summarised months: "
                 f"<YYYY-MM>{history_summary.SUFFIX}, every other file <YYYY-MM>.json)"]
-    if is_rows(doc) or history_summary.is_summary(doc):
+    if has_rows(doc):
         return _rows_problems(doc, rel, runs or {})
     kind = doc["kind"]
     name = list_name(doc)
@@ -597,8 +602,10 @@ class CompactReport:
     months: list[str] = field(default_factory=list)
 
 
-def newest_run_date(root: Path) -> str | None:
-    dates = [r["date"] for month in _run_records(Path(root)).values() for r in month.values()]
+def newest_run_date(root: Path, runs: dict[str, dict[str, dict]] | None = None) -> str | None:
+    """The date of the newest run record (runs: _run_records(root), when read already)."""
+    runs = _run_records(Path(root)) if runs is None else runs
+    dates = [r["date"] for month in runs.values() for r in month.values()]
     return max(dates) if dates else None
 
 
@@ -613,18 +620,19 @@ def compact(root, keep_days: int = history_summary.KEEP_DAYS, newest: str | None
     root = Path(root)
     report = CompactReport()
     with file_lock(root):
-        newest = newest or newest_run_date(root)
+        runs = _run_records(root)
+        newest = newest or newest_run_date(root, runs)
         if newest is None:
             return report
-        runs = _run_records(root)
         candidates = [(p, rel) for p, rel in history_files(root)
                       if p.suffix == ".json" and not rel.startswith(f"{RUNS_DIR}/") and _MONTH_FILE.match(p.name)]
         due = set(closed_months({p.stem for p, _ in candidates}, newest, keep_days))
+        for m in sorted(due):   # each month's run records once, not once per file of the month
+            _refuse_unchecked_runs(root, m)
         for path, rel in candidates:
             if path.stem not in due:
                 continue
             month = runs.get(path.stem, {})
-            _refuse_unchecked_runs(root, path.stem)
             doc = read_file(path, rel, month, trust_digests=True)
             if doc["kind"] != "entries":
                 continue
@@ -749,9 +757,10 @@ def uncommitted(root) -> list[str]:
     ignore them (the history is as it was before that add); adding the same results
     again completes the run."""
     runs, entry_runs = set(), {}
+    files = history_files(root)
     halfway = [f"{path}: a summarised copy of this month is there too (an interrupted `bench history compact`: "
-               "this file is read; compacting again completes it)" for path in _interrupted_compactions(root)]
-    for path, rel in history_files(root):
+               "this file is read; compacting again completes it)" for path in _interrupted_compactions(files)]
+    for path, rel in files:
         try:
             doc = read_doc(path)
         except BenchError:
@@ -761,7 +770,7 @@ def uncommitted(root) -> list[str]:
         if doc.get("kind") == "runs":
             runs.update(r.get("run") for r in doc.get("runs", []) if isinstance(r, dict))
         elif doc.get("kind") in ("entries", "summary"):
-            rowish = is_rows(doc) or history_summary.is_summary(doc)   # series rows are objects, entries lists
+            rowish = has_rows(doc)   # series rows are objects, entries lists
             for e in doc.get("rows" if rowish else "entries", []):
                 run = (e[0] if isinstance(e, list) and e else None) if rowish else \
                     (e.get("run") if isinstance(e, dict) else None)
@@ -772,10 +781,11 @@ def uncommitted(root) -> list[str]:
                       for run, path in sorted(entry_runs.items(), key=lambda kv: str(kv[0])) if run not in runs]
 
 
-def _interrupted_compactions(root: Path) -> list[Path]:
-    """Full month files whose summarised copy was written and which were not yet removed."""
-    return [p for p, _ in history_files(root)
-            if p.suffix == ".json" and p.with_name(p.stem + history_summary.SUFFIX).exists()]
+def _interrupted_compactions(files: list[tuple[Path, str]]) -> list[Path]:
+    """Of history_files' list, the full month files whose summarised copy was written and
+    which were not yet removed."""
+    there = {p for p, _ in files}
+    return [p for p, _ in files if p.suffix == ".json" and p.with_name(p.stem + history_summary.SUFFIX) in there]
 
 
 @dataclass
@@ -793,8 +803,9 @@ def load(root) -> History:
     runs: dict[str, dict] = {}
     by_month: dict[str, dict[str, dict]] = {}
     docs = []
-    halfway = {p.with_name(p.stem + history_summary.SUFFIX) for p in _interrupted_compactions(root)}
-    for path, rel in history_files(root):
+    files = history_files(root)
+    halfway = {p.with_name(p.stem + history_summary.SUFFIX) for p in _interrupted_compactions(files)}
+    for path, rel in files:
         if path in halfway:
             continue   # its full month file is still there, and read
         try:
