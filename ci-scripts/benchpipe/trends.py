@@ -11,6 +11,7 @@ kept beside the site, so re-rendering an unchanged history detects nothing again
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import os
@@ -106,8 +107,16 @@ def detect_all(series: dict[str, tuple[list, list, list]], cache_path: Path | No
     if todo:
         jobs = jobs or os.cpu_count() or 1
         if jobs > 1 and len(todo) > 8:
-            with ProcessPoolExecutor(max_workers=jobs) as pool:
-                found = list(pool.map(_detect_one, [t[1] for t in todo], chunksize=max(1, len(todo) // (jobs * 4))))
+            # forked workers share the parent's memory (the whole history) until they write
+            # to it, and a collection in a worker writes to every object it visits: frozen,
+            # the collector leaves them alone
+            gc.freeze()
+            try:
+                with ProcessPoolExecutor(max_workers=jobs) as pool:
+                    found = list(pool.map(_detect_one, [t[1] for t in todo],
+                                          chunksize=max(1, len(todo) // (jobs * 4))))
+            finally:
+                gc.unfreeze()
         else:
             found = [_detect_one(t[1]) for t in todo]
         for (sid, _), (cps, new) in zip(todo, found):
