@@ -13,6 +13,8 @@ def windows(n: int, window: int, step: int) -> list[tuple[int, int]]:
     """[start, end) of the windows a series of n points is analysed in: `window` points
     long, starting every `step` points from the series' first, the last ending at n (so
     it holds more than window - step points). One window when n <= window."""
+    if not 1 <= step <= window:
+        raise ValueError(f"windows of {window} every {step}: want 1 <= step <= window (no point left out)")
     if n <= window:
         return [(0, n)]
     last = -(-(n - window) // step)
@@ -22,8 +24,9 @@ def windows(n: int, window: int, step: int) -> list[tuple[int, int]]:
 def core(k: int, count: int, start: int, end: int, window: int, step: int) -> tuple[int, int]:
     """The part of window k (of count) whose candidates are kept: the middle `step`
     points, the first window's from its start, the last one's to its end. The cores
-    tile the series, and each holds points with (window - step) / 2 of the window on
-    either side, so no change point is judged from the edge of a window."""
+    tile the series, and every point but those of the series' first and last
+    (window - step) / 2 has that many of its window on either side, so no change point
+    is judged from the edge of a window where the series goes on beyond it."""
     margin = (window - step) // 2
     return (start if k == 0 else start + margin), (end if k == count - 1 else start + margin + step)
 

@@ -218,8 +218,8 @@ def publish(remote: str, branch: str, results_paths, *, site_url: str = "", repo
             log(f"publish: site of {branch}'s history written to {out}")
             if detect:
                 try:
-                    publish_cache.save(_git, _fetch, work, remote, branch, Path(out) / site.CP_CACHE, env, log)
-                except BenchError as err:   # it only saves time: never fails a publish
+                    publish_cache.save(_git, _fetch, wt, remote, branch, Path(out) / site.CP_CACHE, env, log)
+                except Exception as err:   # noqa: BLE001 - it only saves time: never fails a publish
                     log(f"publish: change-point cache not saved: {err}")
         return PublishReport(attempts, runs_added, commit, commit is not None)
     finally:
@@ -383,7 +383,10 @@ def render_site(wt: Path, out: Path, *, site_url: str = "", repo_url: str = "", 
     try:
         if (out / ".cache").is_dir():
             shutil.copytree(out / ".cache", tmp / ".cache")
-        publish_cache.seed(wt, tmp / site.CP_CACHE)   # a fresh machine: the branch's, if any
+        try:   # a fresh machine: start from the branch's, if any; it only saves time
+            publish_cache.seed(wt, tmp / site.CP_CACHE)
+        except Exception as err:   # noqa: BLE001
+            print(f"publish: the branch's change-point cache not used: {err}", file=sys.stderr)
         site.render(wt / HISTORY_DIR, tmp, site_url=site_url, repo_url=repo_url, jobs=jobs, detect=detect)
         if (wt / DATA_JS).exists():
             (tmp / DATA_JS).parent.mkdir(parents=True, exist_ok=True)

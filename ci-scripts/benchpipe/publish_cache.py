@@ -7,11 +7,14 @@ full windows, keyed by the window's values. It changes only when series fill a n
 window (every trends.STEP nights), so it adds little to the branch. It is derived data
 and only ever saves time: a render finds the same change points without it, a cache
 of other options or layout is ignored, an entry that a search of its window could not
-give is searched again (changepoints.detect), and a file that is missing, too big or
-not JSON is as good as none. (An entry that is well formed but false would hide or add
+give is searched again (changepoints.detect), a file that is missing, too big, not a
+plain file or not strict JSON is as good as none, and any failure to read or save it is
+one line in the log, never a failed publish. (An entry that is well formed but false would hide or add
 a candidate; it is trusted as far as the branch is: whoever can write it can write the
 history itself.) Saving it is a separate commit after the render, tried
-once: when the branch moved meanwhile, the next publish saves it."""
+once: when the branch moved meanwhile, the next publish saves it. Stale entries (of
+series no longer in the history) are kept until the file is written with another
+stamp: windows are keyed by their values, so an entry never becomes false."""
 
 from __future__ import annotations
 
@@ -22,23 +25,13 @@ from benchpipe import trends
 from benchpipe.fsutil import atomic_write_bytes
 
 CACHE = "cache/changepoints.json"
-MAX_BYTES = 256 * 2**20  # ~60 bytes a window: millions of windows, far beyond ten years
 
 
 def read(path: Path) -> dict | None:
-    """The branch's cache in shared form, or None (missing, too big, not JSON, other options)."""
-    try:
-        if path.stat().st_size > MAX_BYTES:
-            return None
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(doc, dict):
-        return None
-    stamp = trends.cache_stamp()
-    if {k: doc.get(k) for k in stamp} != stamp or not isinstance(doc.get("windows"), dict):
-        return None
-    return doc
+    """The branch's cache in shared form (its well-formed entries), or None (missing, not
+    a plain file, too big, not JSON, written with other options or code)."""
+    cache = trends.read_cache(path, trends.cache_stamp())
+    return {**trends.cache_stamp(), "windows": cache["windows"]} if cache else None
 
 
 def seed(wt: Path, site_cache: Path) -> None:
@@ -60,18 +53,24 @@ def encode(doc: dict) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
-def save(git, fetch, work: Path, remote: str, branch: str, site_cache: Path, env: dict, log) -> bool:
+def save(git, fetch, wt: Path, remote: str, branch: str, site_cache: Path, env: dict, log) -> bool:
     """Commit the site's full windows to the branch when it lacks some of them or holds
     them otherwise (the union with what the branch holds, ours winning: an entry keyed by
-    its window's values stays true as the history grows). One attempt; True when pushed."""
+    its window's values stays true as the history grows). wt: the work tree the site was
+    rendered from, at the tip this publisher pushed (compared with first: most nights
+    nothing is new, and nothing is fetched). One attempt; True when pushed."""
     ours = trends.shared_cache(site_cache)
     if ours is None:
         return False
-    wt = work / "cache"
-    if not fetch(wt, remote, branch, [f"/{CACHE}"]):
-        return False   # no branch (nothing was published): nothing to add to
+
+    def missing(theirs: dict | None) -> set[str]:
+        have = (theirs or {"windows": {}})["windows"]
+        return {k for k, v in ours["windows"].items() if have.get(k) != v}
+
+    if not missing(read(wt / CACHE)) or not fetch(wt, remote, branch, None):
+        return False   # nothing new (or no branch: nothing was published to add to)
     theirs = read(wt / CACHE) or {"windows": {}}
-    new = {k for k, v in ours["windows"].items() if theirs["windows"].get(k) != v}  # missing, or malformed there
+    new = missing(theirs)
     if not new:
         return False
     doc = {**ours, "windows": {**theirs["windows"], **ours["windows"]}}

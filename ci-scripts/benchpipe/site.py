@@ -304,7 +304,7 @@ def _render(out, history_dir, rep, t0, detect, jobs, cp_options, site_url, repo_
             size_charts=[c for c in rep.charts["size"] if c.startswith(f"{s['name']}/")],
             tc_charts=tc_charts, data_file=f"data/{s['name']}.js", **common)
     pages["regressions.html"] = env.get_template("regressions.html.j2").render(
-        page="regressions", changes=model.regressions, **common)
+        page="regressions", changes=model.regressions, cp_window=trends.WINDOW, cp_step=trends.STEP, **common)
     by_os = versions.rows(model)
     pages["compilers.html"] = env.get_template("compilers.html.j2").render(
         page="compilers", oses=by_os, summaries={o: versions.summary(rs) for o, rs in by_os.items()},

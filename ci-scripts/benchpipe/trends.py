@@ -6,11 +6,14 @@ a small adapter over benchpipe.changepoints).
 
 Change points are found on a series of medians per (benchmark, OS, channel) and metric
 (benchpipe.metrics, those with `changepoints`: the timed window, the CPU time inside it
-and peak memory), in parallel processes, with a cache (keyed by the series' content)
-kept beside the site, so re-rendering an unchanged history detects nothing again."""
+and peak memory), searched in windows (changepoints.detect), in parallel processes, with
+a cache kept beside the site (each window's candidates keyed by its values, each series'
+result by its content), so re-rendering an unchanged history searches nothing again and
+one more night searches each series' newest window only."""
 
 from __future__ import annotations
 
+import functools
 import gc
 import hashlib
 import json
@@ -20,7 +23,9 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from benchpipe import strictjson
 from benchpipe.changepoint_windows import window_key, windows
+from benchpipe.errors import BenchError
 from benchpipe.fsutil import atomic_write_json
 from benchpipe.history import channel
 from benchpipe.metrics import HEADLINE, METRICS, with_changepoints
@@ -29,8 +34,9 @@ from benchpipe.results import family_id, format_params, key_id
 # --------------------------------------------------------------------------- change-point adapter
 
 WINDOW = 120  # E-Divisive looks at windows of this many points (changepoints.detect)
-STEP = 60     # starting every STEP points: each point is judged with 30 or more on either side
-CACHE_VERSION = 2
+STEP = 60     # starting every STEP points: inner points are judged with 30 or more on either side
+CACHE_VERSION = 2  # bump when what changepoints.candidates finds for the same values changes
+MAX_CACHE_BYTES = 256 * 2**20  # ~60 bytes a window: far beyond ten years of nights
 
 
 def _detect_one(args) -> tuple[list[dict], dict[str, list[int]]]:
@@ -53,25 +59,55 @@ def _hash(obj) -> str:
     return hashlib.sha256(json.dumps(obj, sort_keys=True).encode()).hexdigest()[:24]
 
 
-def _read_cache(path: Path | None, stamp: dict) -> dict:
-    """A cache written with these options, else {} (missing, damaged, another layout:
-    start afresh; what it holds is checked again where it is used)."""
-    if not path or not path.exists():
+def _valid_candidates(v) -> bool:
+    """A window's entry as a search can give it: a list of positions (it is checked
+    against the window's length where it is used: changepoints.detect)."""
+    return isinstance(v, list) and all(type(i) is int and 0 < i < 2**31 for i in v)
+
+
+def read_cache(path: Path | None, stamp: dict) -> dict:
+    """A cache written with these options and this code, else {} (missing, damaged,
+    another layout: start afresh); entries of the wrong form are left out."""
+    if not path or path.is_symlink() or not path.is_file():
         return {}
     try:
-        cache = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        cache = strictjson.read(path, max_bytes=MAX_CACHE_BYTES)
+    except BenchError:
         return {}
     if not isinstance(cache, dict) or {k: cache.get(k) for k in stamp} != stamp:
         return {}
-    if not all(isinstance(cache.get(k, {}), dict) for k in ("windows", "newest", "series")):
-        return {}
-    return cache
+    out = dict(stamp)
+    for part in ("windows", "newest"):
+        got = cache.get(part)
+        out[part] = {k: v for k, v in got.items() if _valid_candidates(v)} if isinstance(got, dict) else {}
+    got = cache.get("series")
+    out["series"] = {sid: c for sid, c in got.items()
+                     if isinstance(c, dict) and isinstance(c.get("hash"), str)
+                     and isinstance(c.get("windows"), list) and all(isinstance(k, str) for k in c["windows"])
+                     and isinstance(c.get("cps"), list) and all(isinstance(cp, dict) and type(cp.get("index")) is int
+                                                                 for cp in c["cps"])} \
+        if isinstance(got, dict) else {}
+    return out
 
 
 def cache_stamp(options: dict | None = None, window: int = WINDOW, step: int = STEP) -> dict:
-    """What a cache must have been written with to be used."""
-    return {"version": CACHE_VERSION, "options": options or {}, "window": window, "step": step}
+    """What a cache must have been written with to be used: the options, the windows and
+    the code that searched them (the detector's library and numpy, whose versions could
+    change what a search finds, and CACHE_VERSION for changes of ours)."""
+    return {"version": CACHE_VERSION, "options": options or {}, "window": window, "step": step,
+            "code": _code_versions()}
+
+
+@functools.cache
+def _code_versions() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+    out = []
+    for dist in ("signal-processing-algorithms", "numpy", "scipy"):
+        try:
+            out.append(f"{dist} {version(dist)}")
+        except PackageNotFoundError:
+            out.append(f"{dist} ?")
+    return ", ".join(out)
 
 
 def detect_all(series: dict[str, tuple[list, list, list]], cache_path: Path | None, jobs: int | None = None,
@@ -87,7 +123,7 @@ def detect_all(series: dict[str, tuple[list, list, list]], cache_path: Path | No
     the cache holds never changes the answer: a render without it finds the same."""
     options = options or {}
     stamp = cache_stamp(options, window, step)
-    cache = _read_cache(cache_path, stamp)
+    cache = read_cache(cache_path, stamp)
     known_windows: dict[str, list[int]] = {**cache.get("newest", {}), **cache.get("windows", {})}
     known_series = cache.get("series", {})
     out, todo, keys_of, full_keys = {}, [], {}, set()
@@ -95,8 +131,8 @@ def detect_all(series: dict[str, tuple[list, list, list]], cache_path: Path | No
         spans = windows(len(values), window, step)
         full = _hash([commits, dates, values])
         c = known_series.get(sid)
-        if isinstance(c, dict) and c.get("hash") == full and isinstance(c.get("cps"), list) \
-                and isinstance(c.get("windows"), list) and len(c["windows"]) == len(spans):
+        if c and c["hash"] == full and len(c["windows"]) == len(spans) \
+                and all(0 < cp["index"] < len(values) for cp in c["cps"]):
             out[sid], keys_of[sid] = c["cps"], c["windows"]
         else:
             keys_of[sid] = [window_key(values[a:b]) for a, b in spans]
@@ -140,17 +176,21 @@ def shared_cache(path: Path, options: dict | None = None, window: int = WINDOW, 
     the full windows' candidates, which change only when a series fills a new window
     (every `step` nights), not the newest windows or the per-series results, which change
     every night. None when there is no usable cache."""
-    cache = _read_cache(path, cache_stamp(options, window, step))
+    cache = read_cache(path, cache_stamp(options, window, step))
     if not cache:
         return None
     return {**cache_stamp(options, window, step), "windows": cache.get("windows", {})}
 
 
 def seed_cache(path: Path, shared: dict) -> None:
-    """Start a site's cache from a shared one (shared_cache's form), unless it has one."""
-    if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_json(path, {k: v for k, v in shared.items() if k != "series"}, indent=None)
+    """Start a site's cache from a shared one (shared_cache's form, this code's stamp),
+    unless it has one: its well-formed window entries only."""
+    stamp = cache_stamp()
+    if path.exists() or {k: shared.get(k) for k in stamp} != stamp or not isinstance(shared.get("windows"), dict):
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    windows = {k: v for k, v in shared["windows"].items() if isinstance(k, str) and _valid_candidates(v)}
+    atomic_write_json(path, {**stamp, "windows": windows}, indent=None)
 
 
 # --------------------------------------------------------------------------- model

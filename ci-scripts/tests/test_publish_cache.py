@@ -43,9 +43,10 @@ def counting(monkeypatch):
 
 
 def save(tmp_path, remote, site_cache, logs):
-    work = tmp_path / f"work{len(logs)}"
-    work.mkdir()
-    return publish_cache.save(publish._git, publish._fetch, work, str(remote), "gh-pages", site_cache,
+    """As publish does after a render: from a work tree at the branch's tip."""
+    wt = tmp_path / f"wt{len(list(tmp_path.glob('wt*')))}"
+    publish._fetch(wt, str(remote), "gh-pages")
+    return publish_cache.save(publish._git, publish._fetch, wt, str(remote), "gh-pages", site_cache,
                               publish._identity_env(), logs.append)
 
 
@@ -94,14 +95,27 @@ def test_a_damaged_or_foreign_cache_changes_nothing(tmp_path, monkeypatch):
     # searches: the malformed entries' windows and the newest window, which the branch never holds
     for text, searches in ((json.dumps(one_bad), 2), (json.dumps(bad), 4), ("{not json", 4),
                            (json.dumps({**doc, "step": 7}), 4), (json.dumps([1, 2]), 4),
-                           (json.dumps({**doc, "windows": [1]}), 4)):
-        (co / publish_cache.CACHE).write_text(text)
+                           (json.dumps({**doc, "windows": [1]}), 4), (json.dumps({**doc, "note": float("nan")}), 4),
+                           ('{"windows": ' + "[" * 100_000 + "]" * 100_000 + "}", 4), ("symlink", 4)):
+        (co / publish_cache.CACHE).unlink(missing_ok=True)
+        if text == "symlink":   # to a good cache: a branch's symlink is never followed
+            (tmp_path / "good.json").write_text(json.dumps(doc))
+            (co / publish_cache.CACHE).symlink_to(tmp_path / "good.json")
+        else:
+            (co / publish_cache.CACHE).write_text(text)
         fresh = tmp_path / f"fresh{len(searched)}" / ".cache" / "changepoints.json"
         publish_cache.seed(co, fresh)
         before = len(searched)
         assert trends.detect_all(data, fresh, jobs=1) == truth, text[:40]
         assert len(searched) - before == searches, text[:40]
+    # a site's own cache of the wrong form is searched past too
+    local = json.loads(site_cache.read_text())
+    for wrong in ({"windows": [[1]], "cps": []}, {"cps": ["x"]}, {"cps": [{"index": 10**6}]}, {"hash": 3}):
+        damaged = tmp_path / "damaged.json"
+        damaged.write_text(json.dumps({**local, "series": {"a": {**local["series"]["a"], **wrong}}}))
+        assert trends.detect_all(data, damaged, jobs=1) == truth, wrong
     # a branch holding a damaged cache gets a good one with the next save
+    (co / publish_cache.CACHE).unlink()
     (co / publish_cache.CACHE).write_text(json.dumps(bad))
     git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "--quiet", "-am", "damaged", cwd=co)
     git("push", "--quiet", "origin", "HEAD:gh-pages", cwd=co)

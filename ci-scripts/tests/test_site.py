@@ -195,6 +195,13 @@ def test_windowed_change_points_cost_grows_with_n_and_find_what_the_whole_series
     assert cores[0][0] == 0 and cores[-1][1] == 3650
     assert all(x[1] == y[0] for x, y in zip(cores, cores[1:]))  # the cores tile the series
     assert windows(120, 120, 60) == [(0, 120)] and windows(121, 120, 60) == [(0, 120), (60, 121)]
+    for n in range(1, 400):   # the cores tile every length
+        sp = windows(n, 120, 60)
+        cs = [core(k, len(sp), a, b, 120, 60) for k, (a, b) in enumerate(sp)]
+        assert cs[0][0] == 0 and cs[-1][1] == n and all(x[1] == y[0] for x, y in zip(cs, cs[1:])), n
+    for window, step in ((100, 150), (1, 0), (10, 0)):
+        with pytest.raises(ValueError):
+            windows(300, window, step)
     rng = random.Random(7)
     steps = {300: 1.10, 700: 1.0, 1000: 0.85}  # +10 % at 300, back at 700, -15 % at 1000
     level, vals = 1.0, []
