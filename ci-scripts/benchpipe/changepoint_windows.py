@@ -35,3 +35,9 @@ def window_key(values) -> str:
     """What a window's candidates depend on: its values (and the options, checked by
     the caller's cache)."""
     return hashlib.sha256(array("d", values).tobytes()).hexdigest()[:24]
+
+
+def valid_candidates(v, length: int = 2**31) -> bool:
+    """A window's cached entry as a search of `length` values can give it: a list of
+    positions inside the window (anything else, from a damaged cache, is searched again)."""
+    return isinstance(v, list) and all(type(i) is int and 0 < i < length for i in v)

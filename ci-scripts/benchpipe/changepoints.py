@@ -79,7 +79,7 @@ from scipy.stats import norm
 from signal_processing_algorithms.determinism import deterministic_numpy_random
 from signal_processing_algorithms.energy_statistics.energy_statistics import e_divisive
 
-from benchpipe.changepoint_windows import core, window_key, windows
+from benchpipe.changepoint_windows import core, valid_candidates, window_key, windows
 from benchpipe.results import key_id
 
 SEED = 1234
@@ -181,7 +181,7 @@ def detect(series: list[Point], *, pvalue: float = 0.05, permutations: int = PER
         for k, (a, b) in enumerate(spans):
             key = window_key(values[a:b])
             found = known.get(key) if known is not None else None
-            if not (isinstance(found, list) and all(type(i) is int and 0 < i < b - a for i in found)):
+            if not valid_candidates(found, b - a):
                 # not known, or not what a search of these b - a values can give (a
                 # damaged or hand-made cache): search again
                 found = candidates(values[a:b], **opts)

@@ -30,8 +30,7 @@ CACHE = "cache/changepoints.json"
 def read(path: Path) -> dict | None:
     """The branch's cache in shared form (its well-formed entries), or None (missing, not
     a plain file, too big, not JSON, written with other options or code)."""
-    cache = trends.read_cache(path, trends.cache_stamp())
-    return {**trends.cache_stamp(), "windows": cache["windows"]} if cache else None
+    return trends.shared_cache(path)
 
 
 def seed(wt: Path, site_cache: Path) -> None:

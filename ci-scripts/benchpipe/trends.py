@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchpipe import strictjson
-from benchpipe.changepoint_windows import window_key, windows
+from benchpipe.changepoint_windows import valid_candidates, window_key, windows
 from benchpipe.errors import BenchError
 from benchpipe.fsutil import atomic_write_json
 from benchpipe.history import channel
@@ -59,12 +59,6 @@ def _hash(obj) -> str:
     return hashlib.sha256(json.dumps(obj, sort_keys=True).encode()).hexdigest()[:24]
 
 
-def _valid_candidates(v) -> bool:
-    """A window's entry as a search can give it: a list of positions (it is checked
-    against the window's length where it is used: changepoints.detect)."""
-    return isinstance(v, list) and all(type(i) is int and 0 < i < 2**31 for i in v)
-
-
 def read_cache(path: Path | None, stamp: dict) -> dict:
     """A cache written with these options and this code, else {} (missing, damaged,
     another layout: start afresh); entries of the wrong form are left out."""
@@ -79,7 +73,7 @@ def read_cache(path: Path | None, stamp: dict) -> dict:
     out = dict(stamp)
     for part in ("windows", "newest"):
         got = cache.get(part)
-        out[part] = {k: v for k, v in got.items() if _valid_candidates(v)} if isinstance(got, dict) else {}
+        out[part] = {k: v for k, v in got.items() if valid_candidates(v)} if isinstance(got, dict) else {}
     got = cache.get("series")
     out["series"] = {sid: c for sid, c in got.items()
                      if isinstance(c, dict) and isinstance(c.get("hash"), str)
@@ -126,10 +120,10 @@ def detect_all(series: dict[str, tuple[list, list, list]], cache_path: Path | No
     cache = read_cache(cache_path, stamp)
     known_windows: dict[str, list[int]] = {**cache.get("newest", {}), **cache.get("windows", {})}
     known_series = cache.get("series", {})
-    out, todo, keys_of, full_keys = {}, [], {}, set()
+    out, todo, keys_of, full_keys, hashes = {}, [], {}, set(), {}
     for sid, (commits, dates, values) in series.items():
         spans = windows(len(values), window, step)
-        full = _hash([commits, dates, values])
+        full = hashes[sid] = _hash([commits, dates, values])
         c = known_series.get(sid)
         if c and c["hash"] == full and len(c["windows"]) == len(spans) \
                 and all(0 < cp["index"] < len(values) for cp in c["cps"]):
@@ -164,8 +158,7 @@ def detect_all(series: dict[str, tuple[list, list, list]], cache_path: Path | No
         now = sorted({k for ks in keys_of.values() for k in ks if k in every})
         doc = {**stamp, "windows": {k: every[k] for k in now if k in full_keys},
                "newest": {k: every[k] for k in now if k not in full_keys},
-               "series": {sid: {"hash": _hash([c, d, v]), "cps": out[sid], "windows": keys_of[sid]}
-                          for sid, (c, d, v) in series.items()}}
+               "series": {sid: {"hash": hashes[sid], "cps": out[sid], "windows": keys_of[sid]} for sid in series}}
         atomic_write_json(cache_path, doc, indent=None)
     return out
 
@@ -189,7 +182,7 @@ def seed_cache(path: Path, shared: dict) -> None:
     if path.exists() or {k: shared.get(k) for k in stamp} != stamp or not isinstance(shared.get("windows"), dict):
         return
     path.parent.mkdir(parents=True, exist_ok=True)
-    windows = {k: v for k, v in shared["windows"].items() if isinstance(k, str) and _valid_candidates(v)}
+    windows = {k: v for k, v in shared["windows"].items() if isinstance(k, str) and valid_candidates(v)}
     atomic_write_json(path, {**stamp, "windows": windows}, indent=None)
 
 
