@@ -197,7 +197,7 @@ def test_the_catalogue_says_what_an_instructions_table_may_hold(tmp_path):
 
 
 def test_counts_in_two_modes_are_not_split_between_the_sides():
-    """Counted here (devtools.instrcal, Rust fanout tokio, two copies of one build): the
+    """Counted here (bench calibrate --signal instructions, Rust fanout tokio, two copies of one build): the
     counts fall in two modes 0.31 % apart, 4 low and 3 high on one side, 3 and 4 on the
     other. Setting aside each side's minority as odd runs left the low mode against the
     high one and flagged the A/A (+0.3 %, p 1e-9); a mode is not an odd run."""

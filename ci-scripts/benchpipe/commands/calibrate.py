@@ -1,13 +1,17 @@
-"""`bench calibrate --preset P [--repeats N] [--factor F] [--inject window|size]`: the
-false-alarm rate (A against A) and the detection rate (A against A made F times slower:
-every window held open to F times its length, or the workload scaled by F) of this
-machine, per benchmark family and pooled; writes calibration.json for `compare`."""
+"""`bench calibrate --preset P [--repeats N] [--factor F] [--inject window|size]
+[--signal time|instructions|both]`: the false-alarm rate (A against A) and the detection
+rate (A against A made F times slower: every window held open to F times its length, or
+the workload scaled by F) of this machine, per benchmark family and pooled; writes
+calibration.json for `compare`. With the instruction signal (Linux): the same of the
+instruction counts, B's counts 1 % and 0.5 % more (calibration_instructions), written
+to calibration-instructions.json."""
 
 from __future__ import annotations
 
 import dataclasses
 import os
 import shutil
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -15,12 +19,27 @@ from pathlib import Path
 from rich.markup import escape
 from rich.table import Table
 
-from benchpipe import ROOT, calibration, catalogue, measures, multitest, runner, scaling, services, stats, toolchains, tools
+from benchpipe import (
+    ROOT,
+    calibration,
+    calibration_instructions,
+    catalogue,
+    instructions,
+    measures,
+    multitest,
+    runner,
+    scaling,
+    services,
+    stats,
+    toolchains,
+    tools,
+)
 from benchpipe.commands.catalogue import add_filter_arguments, select
 from benchpipe.commands.run import add_repeat_argument, repeat_s, service_names_of
 from benchpipe.errors import BenchError, UsageError
 from benchpipe.fsutil import atomic_write_json
 from benchpipe.metrics import HEADLINE, METRICS, calibrated, stored_key
+from benchpipe.results import family_id
 from benchpipe.terminal import wide_console
 
 NAME = "calibrate"
@@ -56,6 +75,15 @@ def add_arguments(p):
     p.add_argument("--builds", default=str(ROOT / ".bench" / "build"),
                    help="folder with the build manifest of `bench build` (default: .bench/build)")
     p.add_argument("--out", default=calibration.DEFAULT_PATH, help="where to write calibration.json (default: ./calibration.json)")
+    p.add_argument("--signal", choices=("time", "instructions", "both"), default="time",
+                   help="what is calibrated: time (default): the wall clock and the metrics beside it; instructions "
+                        "(Linux): the instruction counts, each family counted 2 x --count-runs times under Valgrind "
+                        "and --repeats reports drawn from them, B's counts 1 %% and 0.5 %% more; both")
+    p.add_argument("--count-runs", type=int, default=0, metavar="N",
+                   help="instructions: counted runs of each of A and A' (default: twice the preset's instruction_runs, "
+                        "which each drawn report has a side)")
+    p.add_argument("--instructions-out", default=calibration_instructions.DEFAULT_PATH,
+                   help=f"where to write the instruction calibration (default: ./{calibration_instructions.DEFAULT_PATH})")
 
 
 def programs_to_calibrate(builds_dir: Path) -> dict:
@@ -112,35 +140,62 @@ def run(args) -> int:
         specs = [s for s in specs if s.build.name in programs]
     if not specs:
         raise BenchError("nothing to calibrate: no selected benchmark has a built program")
+    wall = args.signal in ("time", "both")
+    drawn = preset.instruction_runs or cat.preset("quick").instruction_runs
+    count_runs = 0
+    if args.signal != "time":
+        count_runs = args.count_runs or 2 * drawn
+        if count_runs < drawn:
+            raise UsageError(f"--count-runs must be at least the runs a report draws a side ({drawn})")
+        why = instructions.unavailable()
+        if why:
+            raise BenchError(f"instructions cannot be calibrated here: {why}")
     hyperfine = tools.require("hyperfine")
     for name in dict.fromkeys(s.build.name for s in specs):
         b = programs[name]
         print(f"{name}: {b.path} ({b.toolchain}, commit {b.commit[:12] or '?'})", file=sys.stderr)
 
-    print(f"calibrating {len(specs)} families x {args.repeats} repeats x {runs} runs x 3 sides "
-          f"(A, A, {calibration.describe_injection(args.inject, args.factor)}), measured as `bench run` measures an A/B run and judged as one of "
-          f"{tests} tests", file=sys.stderr)
-    families = []
+    if wall:
+        print(f"calibrating {len(specs)} families x {args.repeats} repeats x {runs} runs x 3 sides "
+              f"(A, A, {calibration.describe_injection(args.inject, args.factor)}), measured as `bench run` measures "
+              f"an A/B run and judged as one of {tests} tests", file=sys.stderr)
+    if count_runs:
+        print(f"counting the instructions of {len(specs)} families x {count_runs} runs x 2 copies (A, A') under "
+              f"Valgrind as `bench run`'s instruction pass counts them; then {args.repeats} reports of {drawn} runs a "
+              f"side drawn from them, A/A and B = A' x {' and x'.join(map(str, calibration_instructions.SHIFTS))}, "
+              f"judged as one of {tests} tests", file=sys.stderr)
+    families, counted = [], []
     work = runner.new_workroot()
     try:
         with services.sigterm_as_interrupt(), services.running(service_names_of(specs)) as got:
             env = {**os.environ, **got.env()}
             for i, spec in enumerate(specs, 1):
+                tag, name = f"[{i}/{len(specs)}]", calibration.describe_family(spec)
                 if got.why_not(spec.scenario.service):
-                    print(f"[{i}/{len(specs)}] {calibration.describe_family(spec)}: skipped "
-                          f"({got.why_not(spec.scenario.service)})", file=sys.stderr)
+                    print(f"{tag} {name}: skipped ({got.why_not(spec.scenario.service)})", file=sys.stderr)
                     continue
-                families.append(_calibrate_family(spec, programs[spec.build.name], hyperfine, runs, args, preset,
-                                                  work / f"{i:03d}", f"[{i}/{len(specs)}]", seq, tests, plan, env))
+                if wall:
+                    families.append(_calibrate_family(spec, programs[spec.build.name], hyperfine, runs, args, preset,
+                                                      work / f"{i:03d}", tag, seq, tests, plan, env))
+                if count_runs:
+                    counted.append(_count_family(spec, programs[spec.build.name], hyperfine, count_runs, preset,
+                                                 work / f"{i:03d}" / "instructions", tag, env))
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    if not families:
+    if not (families or counted):
         raise BenchError("nothing was calibrated: every selected family's server was missing")
-    doc = calibration.document(args.preset, runs, args.repeats, args.factor, args.alpha, args.threshold, families,
-                               tests, plan.to_json() if plan else None, inject=args.inject)
-    atomic_write_json(Path(args.out), doc)
-    _print(doc)
-    print(f"wrote {args.out}")
+    if wall:
+        doc = calibration.document(args.preset, runs, args.repeats, args.factor, args.alpha, args.threshold, families,
+                                   tests, plan.to_json() if plan else None, inject=args.inject)
+        atomic_write_json(Path(args.out), doc)
+        _print(doc)
+        print(f"wrote {args.out}")
+    if count_runs:
+        judged = calibration_instructions.judge(counted, drawn, args.repeats, tests, args.alpha)
+        doc = calibration_instructions.document(args.preset, count_runs, judged, instructions.settings())
+        atomic_write_json(Path(args.instructions_out), doc)
+        _print_instructions(doc)
+        print(f"wrote {args.instructions_out}")
     return 0
 
 
@@ -175,6 +230,59 @@ def _calibrate_family(spec, built, hyperfine, runs, args, preset, work: Path, ta
     looks = multitest.Looks.from_env(seq.to_json() if seq else None)
     return calibration.family_result(spec, eff, rounds, args.alpha, args.threshold, looks=looks, tests=tests,
                                      leave_out_contended=args.leave_out_contended)
+
+
+def _count_family(spec, built, hyperfine, count_runs: int, preset, work: Path, tag: str, env: dict) -> dict:
+    """The family's instruction counts, A and A' (calibration_instructions.count_family)."""
+    t0 = time.monotonic()
+    got = calibration_instructions.count_family(spec, built, count_runs, hyperfine, work, env, preset.timeout_s)
+    name = calibration.describe_family(spec)
+    said = (f"{statistics.median(got['a']):,.0f} instructions, robust CV "
+            f"{instructions.cv(got['a'] + got['a2']):.3%}" if "a" in got else "; ".join(got["warnings"]))
+    print(f"{tag} {name}: instructions counted {2 * count_runs} times: {said} ({time.monotonic() - t0:.0f} s)",
+          file=sys.stderr)
+    key = calibration.spec_key(spec)
+    return {"id": family_id(key), "scenario": spec.scenario.name, "variant": spec.variant, "build": spec.build.name,
+            "lang": spec.build.lang, "params": spec.params, **got}
+
+
+def _print_instructions(doc: dict) -> None:
+    """Per family: its count, scatter, whether a report judges it, its runs, and the A/A
+    and shifted reports' flags (lone and together); then the totals."""
+    r = doc["report"]
+    keys = [("aa", "A/A")] + [(calibration_instructions.shift_key(s), f"+{(s - 1) * 100:g} %")
+                              for s in calibration_instructions.SHIFTS]
+    t = Table(title=f"calibration of the instruction counts: {r['tries']} reports of {r['drawn']} runs a side drawn "
+                    f"from {doc['count_runs']} counted a copy, alpha {r['alpha']} across {r['tests']} tests",
+              caption="flagged: a lone change (one of the report's tests, the others finding nothing) / every family "
+                      "changed at once (a compiler or code-generation change)")
+    for col in ("family", "median\ncount", "robust\nCV", "judged", "s a\nrun",
+                *(f"{label}:\nflagged" for _, label in keys)):
+        t.add_column(col, justify="left" if col == "family" else "right", overflow="fold")
+    for f in doc["families"]:
+        if "counts" not in f:
+            t.add_row(escape(f["id"]), "-", "-", "not counted", f"{f['seconds_per_run']:.2f}", *("-" for _ in keys))
+            continue
+        t.add_row(escape(f["id"]), f"{f['median']:,.0f}", f"{f['cv']:.3%}" if f.get("cv") is not None else "-",
+                  "yes" if f["judged"] else "no", f"{f['seconds_per_run']:.2f}",
+                  *(f"{f[k]['lone']}/{f[k]['together']}" if f.get("judged") and k in f else "-" for k, _ in keys))
+    wide_console().print(t)
+    for f in doc["families"]:
+        why = f.get("why") or "; ".join(f.get("warnings") or ())
+        if why and not f.get("judged"):
+            print(f"{f['id']}: {why}")
+
+    def rate(x: dict) -> str:
+        return f"{x['flagged']}/{x['comparisons']}" + (f" ({x['flagged'] / x['comparisons']:.0%})" if x["comparisons"] else "")
+    print(f"instructions: {r['judged']} of {r['families']} families judged (robust CV at most "
+          f"{instructions.DETERMINISTIC_CV:.1%}); over them, a lone change flagged: "
+          + ", ".join(f"{label} {rate(r[k + '_lone'])}" for k, label in keys[1:])
+          + "; every family changed at once: " + ", ".join(f"{label} {rate(r[k + '_together'])}" for k, label in keys[1:])
+          + f"; A/A: {rate(r['aa_lone'])} comparisons flagged alone, {r['aa_reports']} of {r['tries']} reports with "
+            "any flag")
+    if r.get("seconds_per_run"):
+        print(f"the pass: {r['seconds_per_run']:.2f} s a counted run on average; {r['pass_s_a_side']:.0f} s a side "
+              f"for {r['drawn']} runs of these families (what it adds to a pull request's job)")
 
 
 def _pairs(f: dict) -> str:

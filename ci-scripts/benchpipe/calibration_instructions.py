@@ -1,0 +1,134 @@
+"""Calibrating the second signal (issue 38): what the instruction counts can see on this
+runner, beside what `calibrate` measures of the wall clock (calibration.py).
+
+Each family runs 2 x N times under Valgrind exactly as `bench run`'s instruction pass
+runs it (instructions.measure_group: the same command, sizes, environment and
+interleaving), from two copies of one build (A and A': the same bytes, as a pull
+request is run against an unchanged base). Then `tries` times, n of each copy's counts
+are drawn without replacement (n: the preset's instruction_runs, what a pull request's
+report has a side) and compared as the report compares them (metrics.METRICS
+["instructions"]): A against A' (a flag is a false alarm), and A against A' with every
+count multiplied by F (SHIFTS: 1.01 and 0.5 % more): a change of exactly F times the
+window's instructions, on the counts' real scatter. (A stretched window cannot serve:
+its spin runs for a time, and how many instructions fit in it depends on Valgrind's
+speed; a scaled workload is not exactly F either, its fixed part does not grow.)
+
+Judged two ways, both kept:
+- lone: each comparison as one of `tests` tests whose others found nothing (the
+  hardest case, a change in one benchmark; as calibrate judges the wall clock);
+- together: every family of the run changed at once (a compiler or code-generation
+  change) and corrected together as one report; an A/A report with any flag is one
+  false alarm of the report."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import statistics
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+from benchpipe import calibration, instructions, multitest, runner, stats
+from benchpipe.metrics import METRICS
+
+METRIC = METRICS["instructions"]
+SHIFTS = (1.01, 1.005)
+SEED = 38
+
+
+def shift_key(shift: float) -> str:
+    """A shift's field in a family's figures: "x1.01"."""
+    return f"x{shift:g}"
+
+
+def count_family(spec, built, runs: int, hf: str, work: Path, env: dict, timeout_s: float) -> dict:
+    """The family's A and A' counts (runs each, interleaved), seconds a counted run, and
+    the pass's warnings (a run that failed under Valgrind: no counts)."""
+    copies = runner.fresh_copies([dataclasses.replace(built, label="a"), dataclasses.replace(built, label="a2")], work)
+    jobs = runner.make_jobs([spec], copies, work, ab=True, copied=True)
+    for j in jobs:
+        j.status = "ok"
+    t0 = time.monotonic()
+    instructions.measure_group(jobs, runs, hf, env, timeout_s)
+    took = (time.monotonic() - t0) / (2 * runs)
+    runner.clean(jobs)
+    out = {"runs": runs, "seconds_per_run": took, "warnings": [w for j in jobs for w in j.warnings]}
+    if all(j.instructions for j in jobs):
+        out["a"], out["a2"] = (list(j.instructions["counts"]) for j in jobs)
+        out["unsteady"] = jobs[0].instructions.get("unsteady")
+    return out
+
+
+def _entry(counts: list, unsteady) -> dict:
+    return {"counts": counts, "cv": instructions.cv(counts), "unsteady": unsteady}
+
+
+def judge(families: list[dict], n: int, tries: int, tests: int, alpha: float = stats.DEFAULT_ALPHA,
+          seed: int = SEED) -> dict:
+    """Each family's figures (a dict with "a", "a2": its counts) judged `tries` times on
+    n counts a side: sets family["instructions"]-style fields on a copy and returns
+    {"families": [...], "report": {...}} (see the module docstring)."""
+    rng = random.Random(seed)
+    counted = [f for f in families if "a" in f and min(len(f["a"]), len(f["a2"])) >= n]
+    counted_ids = {id(f) for f in counted}
+    lone = {(id(f), s): 0 for f in counted for s in (1.0, *SHIFTS)}
+    together = dict(lone)
+    aa_reports = 0
+    for _ in range(tries):
+        found: dict[float, list] = {s: [] for s in (1.0, *SHIFTS)}
+        for f in counted:
+            a, b = rng.sample(f["a"], n), rng.sample(f["a2"], n)
+            # as a report judges: only counts steady in this run (both sides together)
+            if not instructions.judged(_entry(a + b, f.get("unsteady"))):
+                continue
+            for s in found:
+                c = METRIC.compare([float(x) for x in a], [x * s for x in b], paired=False, alpha=alpha,
+                                   threshold=METRIC.threshold)
+                found[s].append((f, c))
+                p = c.p_value if c.p_value is not None else 1.0
+                lone[id(f), s] += c.flagged and multitest.adjust([p], "bh", tests)[0] < alpha
+        for s, got in found.items():
+            ps = [c.p_value if c.p_value is not None else 1.0 for _, c in got]
+            hit = [f for (f, c), q in zip(got, multitest.adjust(ps, "bh", tests)) if c.flagged and q < alpha]
+            for f in hit:
+                together[id(f), s] += 1
+            aa_reports += s == 1.0 and bool(hit)
+    out = []
+    for f in families:
+        row = {k: v for k, v in f.items() if k not in ("a", "a2")}
+        if "a" in f:
+            both = f["a"] + f["a2"]
+            entry = _entry(both, f.get("unsteady"))
+            row.update(counts={"a": f["a"], "a2": f["a2"]}, median=statistics.median(both), cv=entry["cv"],
+                       judged=instructions.judged(entry), why=instructions.not_judged_why(entry), drawn=n)
+            if id(f) in counted_ids:
+                row["tries"] = tries
+                for s in (1.0, *SHIFTS):
+                    key = "aa" if s == 1.0 else shift_key(s)
+                    row[key] = {"lone": lone[id(f), s], "together": together[id(f), s]}
+        out.append(row)
+    judged_ = [r for r in out if r.get("judged")]
+    report = {"tries": tries, "drawn": n, "tests": tests, "alpha": alpha, "aa_reports": aa_reports,
+              "families": len(out), "counted": sum("counts" in r for r in out), "judged": len(judged_)}
+    for s in (1.0, *SHIFTS):
+        key = "aa" if s == 1.0 else shift_key(s)
+        for how in ("lone", "together"):
+            report[f"{key}_{how}"] = {"comparisons": sum(r["tries"] for r in judged_ if key in r),
+                                      "flagged": sum(r[key][how] for r in judged_ if key in r)}
+    per_run = [r["seconds_per_run"] for r in out if r.get("seconds_per_run")]
+    report["seconds_per_run"] = statistics.mean(per_run) if per_run else None
+    # what the pass adds to a pull request's job: n runs of every family a side
+    report["pass_s_a_side"] = sum(per_run) * n if per_run else None
+    return {"families": out, "report": report}
+
+
+SCHEMA = "gorust-bench.calibration-instructions/1"
+# Apart from calibration.json: `compare` reads that file's thresholds, which this one has none of.
+DEFAULT_PATH = "calibration-instructions.json"
+
+
+def document(preset: str, count_runs: int, judged: dict, valgrind: dict) -> dict:
+    return {"schema": SCHEMA, "timestamp": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "machine": calibration.machine(), "preset": preset, "count_runs": count_runs,
+            "shifts": list(SHIFTS), "valgrind": valgrind, **judged}
