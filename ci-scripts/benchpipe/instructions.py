@@ -51,6 +51,10 @@ LANG_ENV = {"go": {"GODEBUG": "asyncpreemptoff=1"}}
 WHAT_IT_SEES = ("instructions: the instructions the timed window executes, counted by Valgrind (Callgrind); "
                 "deterministic, so a 1 % change shows in a few pairs whatever the neighbours do; blind to waiting, "
                 "scheduling, contention between threads, the kernel and I/O")
+# Where one signal moved and the other did not: what that says (the pull-request
+# comment's disagreement lines and the Compiler versions page).
+WALL_ONLY = "the change is in waiting, scheduling, contention or the kernel, which Valgrind does not see"
+COUNT_ONLY = "the wall clock's noise hides it, or the work waits elsewhere"
 WALL_SEES = ("time: the wall clock of the timed window; sees everything, waiting and the kernel included, "
              "and on a shared runner scatters by several percent (10-30 % where the window mostly waits)")
 

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import math
 
-from benchpipe import trends
+from benchpipe import instructions, trends
 from benchpipe.metrics import HEADLINE, METRICS
 from benchpipe.results import format_params
 
+FLAGGED = ("regression", "improvement")
 ORDER = {"regression": 0, "failed": 1, "missing": 2, "improvement": 3, "too few samples": 4, "no change": 5}
 TRAIL = 14  # nights of ratios shown beside each row
 
@@ -23,6 +24,23 @@ def _metric(v: dict, name: str) -> dict:
     """One metric of a verdict, every figure present (None: not measured)."""
     m = (v.get("metrics") or {}).get(name) or {}
     return {k: m.get(k) for k in ("ratio", "ci_low", "ci_high", "p_value", "resolution", "verdict")}
+
+
+def disagreement(metrics: dict) -> str:
+    """One sentence where one signal moved and the other did not (the wall clock's
+    window against the instruction count; '' where they agree or either is missing)."""
+    wall, count = metrics.get(HEADLINE.name) or {}, metrics.get("instructions") or {}
+    if not wall.get("verdict") or not count.get("verdict") or "too few samples" in (wall["verdict"], count["verdict"]):
+        return ""
+    moved = (wall["verdict"] in FLAGGED, count["verdict"] in FLAGGED)
+    if moved[0] == moved[1]:
+        return ""
+    labels = (HEADLINE.label, METRICS["instructions"].label)
+    a, b = (0, 1) if moved[0] else (1, 0)
+    changed = [(m.get("ratio") - 1) * 100 if m.get("ratio") is not None else None for m in (wall, count)]
+    text = [("–" if c is None else f"{c:+.2f} %") for c in changed]
+    return (f"{labels[a]} {text[a]} but {labels[b]} {text[b]}: "
+            + (instructions.WALL_ONLY if moved[0] else instructions.COUNT_ONLY))
 
 
 def older_side(v: dict) -> str:
@@ -43,12 +61,13 @@ def rows(model: trends.Model) -> dict[str, list[dict]]:
                  if x.get("versus") and older_side(x["versus"]) == older
                  and _metric(x["versus"], HEADLINE.name)["ratio"] is not None][-TRAIL:]
         k = e["key"]
+        metrics = {name: _metric(v, name) for name in METRICS}
         out.setdefault(s.os, []).append({
             "os": s.os, "lang": k["lang"], "scenario": k["scenario"], "variant": k["variant"], "build": k["build"],
             "params": format_params(k["params"]),
             "older": v["toolchain"], "older_channel": v.get("channel", ""),
             "newer": k["toolchain"], "newer_channel": s.channel if s.channel != k["toolchain"] else "",
-            "verdict": v["verdict"], "metrics": {name: _metric(v, name) for name in METRICS}, "trail": trail,
+            "verdict": v["verdict"], "metrics": metrics, "disagree": disagreement(metrics), "trail": trail,
             "date": e["date"], "commit": e["commit"],
             "message": (model.runs.get(e["run"], {}).get("commit_message") or "").split("\n")[0][:200],
             "chart": f"charts/{trends.trend_chart_name(k, s.os)}.svg",

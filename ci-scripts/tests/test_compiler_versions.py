@@ -132,6 +132,8 @@ def test_history_and_the_compiler_versions_page(interleaved, tmp_path):
     assert res.returncode == 0, res.stderr
     page = (tmp_path / "site" / "compilers.html").read_text()
     assert "regression" in page and f"{OLD_GO} → go1." in page
+    # both signals, each with what it sees and cannot (instructions: the quick preset's pass on Linux)
+    assert "two signals" in page and "blind to waiting" in page and "sees everything" in page
 
 
 def test_the_quick_preset_also_runs_an_older_go_for_some_scenarios(cat):

@@ -222,3 +222,20 @@ def test_an_odd_run_is_set_aside_and_said():
     assert instructions.cv(base) < 0.001  # robust: the odd run does not make the benchmark unsteady
     same = stats.compare_counts(base, list(reversed(base)), alpha=1e-4, threshold=0.003)
     assert same.verdict == stats.NO_CHANGE
+
+
+def test_the_compiler_versions_page_says_where_the_signals_disagree():
+    """versions.disagreement: one sentence where the window moved and the count did not
+    (or the other way), nothing where they agree or either has no verdict."""
+    from benchpipe import versions
+
+    def m(verdict, ratio):
+        return {"verdict": verdict, "ratio": ratio}
+    wall_only = versions.disagreement({"time": m("regression", 1.12), "instructions": m("no change", 1.0001)})
+    assert wall_only.startswith("timed window +12.00 % but instructions +0.01 %") and "Valgrind does not see" in wall_only
+    count_only = versions.disagreement({"time": m("no change", 1.003), "instructions": m("improvement", 0.99)})
+    assert count_only.startswith("instructions -1.00 % but timed window +0.30 %") and "noise hides it" in count_only
+    assert versions.disagreement({"time": m("regression", 1.1), "instructions": m("regression", 1.05)}) == ""
+    assert versions.disagreement({"time": m("regression", 1.1), "instructions": m(None, None)}) == ""
+    assert versions.disagreement({"time": m("regression", 1.1), "instructions": m("too few samples", 1.0)}) == ""
+    assert versions.disagreement({"time": m("regression", 1.1)}) == ""

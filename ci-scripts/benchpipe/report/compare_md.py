@@ -5,7 +5,7 @@ interval, p-value and run counts, failed and missing ones, then the rest in a
 
 from __future__ import annotations
 
-from benchpipe import stats, units
+from benchpipe import instructions, stats, units
 from benchpipe.compare import FAILED, MISSING, SKIPPED, Report
 from benchpipe.metrics import HEADLINE, METRICS, calibrated
 from benchpipe.report.md import code, escape, table
@@ -174,8 +174,7 @@ def disagreements(report: Report, a: str = HEADLINE.name, b: str = "instructions
             continue
         moved, still = (ma, mb) if ma.flagged else (mb, ma)
         names = (METRICS[a].label, METRICS[b].label) if ma.flagged else (METRICS[b].label, METRICS[a].label)
-        why = ("the change is in waiting, scheduling, contention or the kernel, which Valgrind does not see"
-               if ma.flagged else "the wall clock's noise hides it, or the work waits elsewhere")
+        why = instructions.WALL_ONLY if ma.flagged else instructions.COUNT_ONLY
         lines.append(f"- {code(c.id)}: {names[0]} {_change(moved)} but {names[1]} {_change(still)}: {why}.")
     return lines
 
