@@ -79,8 +79,8 @@ def judge(families: list[dict], n: int, tries: int, tests: int, alpha: float = s
         found: dict[float, list] = {s: [] for s in (1.0, *SHIFTS)}
         for f in counted:
             a, b = rng.sample(f["a"], n), rng.sample(f["a2"], n)
-            # as a report judges: only counts steady in this run (both sides together)
-            if not instructions.judged(_entry(a + b, f.get("unsteady"))):
+            # as a report judges: each side's counts steady in its own run (instructions.samples)
+            if not all(instructions.judged(_entry(x, f.get("unsteady"))) for x in (a, b)):
                 continue
             for s in found:
                 c = METRIC.compare([float(x) for x in a], [x * s for x in b], paired=False, alpha=alpha,

@@ -128,6 +128,10 @@ def test_history_and_the_compiler_versions_page(interleaved, tmp_path):
     rows = versions.rows(model)["linux"]
     assert rows[0]["verdict"] == stats.REGRESSION and rows[0]["lang"] == "go" and rows[0]["older"] == OLD_GO
     assert {r["older"] for r in rows} == {OLD_GO, f"rust{OLD_RUST}"}
+    # the second signal beside it: the Go built without optimisations runs more
+    # instructions (flagged); the Rust pair is counted too (Linux: the preset's pass)
+    assert rows[0]["metrics"]["instructions"]["verdict"] == stats.REGRESSION
+    assert all(r["metrics"]["instructions"]["ratio"] for r in rows if r["lang"] == "rust")
     res = run_bench("site", "--history", tmp_path / "h", "--out", tmp_path / "site", timeout=600)
     assert res.returncode == 0, res.stderr
     page = (tmp_path / "site" / "compilers.html").read_text()
