@@ -38,25 +38,31 @@ SEED = 38
 
 
 def shift_key(shift: float) -> str:
-    """A shift's field in a family's figures: "x1.01"."""
-    return f"x{shift:g}"
+    """A comparison's field in a family's figures: "aa" (no shift), "x1.01"."""
+    return "aa" if shift == 1.0 else f"x{shift:g}"
+
+
+KEYS = {s: shift_key(s) for s in (1.0, *SHIFTS)}
 
 
 def count_family(spec, built, runs: int, hf: str, work: Path, env: dict, timeout_s: float) -> dict:
-    """The family's A and A' counts (runs each, interleaved), seconds a counted run, and
-    the pass's warnings (a run that failed under Valgrind: no counts)."""
+    """The family's A and A' counts (runs each, interleaved), the sizes they were counted
+    at, seconds a counted run, and the pass's warnings (a run that failed under Valgrind:
+    no counts, and no seconds a run: the pass stopped early)."""
     copies = runner.fresh_copies([dataclasses.replace(built, label="a"), dataclasses.replace(built, label="a2")], work)
     jobs = runner.make_jobs([spec], copies, work, ab=True, copied=True)
     for j in jobs:
         j.status = "ok"
     t0 = time.monotonic()
     instructions.measure_group(jobs, runs, hf, env, timeout_s)
-    took = (time.monotonic() - t0) / (2 * runs)
+    took = time.monotonic() - t0
     runner.clean(jobs)
-    out = {"runs": runs, "seconds_per_run": took, "warnings": [w for j in jobs for w in j.warnings]}
+    out = {"runs": runs, "counted_params": instructions.pass_params(spec.scenario),
+           "warnings": [w for j in jobs for w in j.warnings]}
     if all(j.instructions for j in jobs):
         out["a"], out["a2"] = (list(j.instructions["counts"]) for j in jobs)
         out["unsteady"] = jobs[0].instructions.get("unsteady")
+        out["seconds_per_run"] = took / (2 * runs)
     return out
 
 
@@ -66,33 +72,37 @@ def _entry(counts: list, unsteady) -> dict:
 
 def judge(families: list[dict], n: int, tries: int, tests: int, alpha: float = stats.DEFAULT_ALPHA,
           seed: int = SEED) -> dict:
-    """Each family's figures (a dict with "a", "a2": its counts) judged `tries` times on
-    n counts a side: sets family["instructions"]-style fields on a copy and returns
-    {"families": [...], "report": {...}} (see the module docstring)."""
+    """Each family's counts ("a", "a2") judged in `tries` drawn reports of n counts a side
+    (see the module docstring). Returns {"families": [...], "report": {...}}: per family
+    its median, robust CV over all its counts and whether that makes it deterministic
+    ("judged"), in how many draws both sides were steady enough for a verdict
+    ("judged_draws", as a report judges each side's own counts), and its flags per
+    comparison (KEYS), lone and together. The totals are over the deterministic
+    families, every draw a comparison (a draw without a verdict is a miss)."""
     rng = random.Random(seed)
     counted = [f for f in families if "a" in f and min(len(f["a"]), len(f["a2"])) >= n]
-    counted_ids = {id(f) for f in counted}
-    lone = {(id(f), s): 0 for f in counted for s in (1.0, *SHIFTS)}
-    together = dict(lone)
+    flags = {(id(f), s, how): 0 for f in counted for s in KEYS for how in ("lone", "together")}
+    judged_draws = {id(f): 0 for f in counted}
     aa_reports = 0
     for _ in range(tries):
-        found: dict[float, list] = {s: [] for s in (1.0, *SHIFTS)}
+        found: dict[float, list] = {s: [] for s in KEYS}
         for f in counted:
             a, b = rng.sample(f["a"], n), rng.sample(f["a2"], n)
             # as a report judges: each side's counts steady in its own run (instructions.samples)
             if not all(instructions.judged(_entry(x, f.get("unsteady"))) for x in (a, b)):
                 continue
+            judged_draws[id(f)] += 1
             for s in found:
                 c = METRIC.compare([float(x) for x in a], [x * s for x in b], paired=False, alpha=alpha,
                                    threshold=METRIC.threshold)
                 found[s].append((f, c))
                 p = c.p_value if c.p_value is not None else 1.0
-                lone[id(f), s] += c.flagged and multitest.adjust([p], "bh", tests)[0] < alpha
+                flags[id(f), s, "lone"] += c.flagged and multitest.adjust([p], "bh", tests)[0] < alpha
         for s, got in found.items():
             ps = [c.p_value if c.p_value is not None else 1.0 for _, c in got]
             hit = [f for (f, c), q in zip(got, multitest.adjust(ps, "bh", tests)) if c.flagged and q < alpha]
             for f in hit:
-                together[id(f), s] += 1
+                flags[id(f), s, "together"] += 1
             aa_reports += s == 1.0 and bool(hit)
     out = []
     for f in families:
@@ -102,23 +112,24 @@ def judge(families: list[dict], n: int, tries: int, tests: int, alpha: float = s
             entry = _entry(both, f.get("unsteady"))
             row.update(counts={"a": f["a"], "a2": f["a2"]}, median=statistics.median(both), cv=entry["cv"],
                        judged=instructions.judged(entry), why=instructions.not_judged_why(entry), drawn=n)
-            if id(f) in counted_ids:
-                row["tries"] = tries
-                for s in (1.0, *SHIFTS):
-                    key = "aa" if s == 1.0 else shift_key(s)
-                    row[key] = {"lone": lone[id(f), s], "together": together[id(f), s]}
+            if id(f) in judged_draws:
+                row.update(tries=tries, judged_draws=judged_draws[id(f)],
+                           **{k: {how: flags[id(f), s, how] for how in ("lone", "together")} for s, k in KEYS.items()})
         out.append(row)
-    judged_ = [r for r in out if r.get("judged")]
+    steady = [r for r in out if r.get("judged") and "tries" in r]
     report = {"tries": tries, "drawn": n, "tests": tests, "alpha": alpha, "aa_reports": aa_reports,
-              "families": len(out), "counted": sum("counts" in r for r in out), "judged": len(judged_)}
-    for s in (1.0, *SHIFTS):
-        key = "aa" if s == 1.0 else shift_key(s)
+              "families": len(out), "counted": sum("counts" in r for r in out), "judged": len(steady),
+              "judged_draws": sum(r["judged_draws"] for r in steady)}
+    for k in KEYS.values():
         for how in ("lone", "together"):
-            report[f"{key}_{how}"] = {"comparisons": sum(r["tries"] for r in judged_ if key in r),
-                                      "flagged": sum(r[key][how] for r in judged_ if key in r)}
+            report[f"{k}_{how}"] = {"comparisons": sum(r["tries"] for r in steady),
+                                    "flagged": sum(r[k][how] for r in steady)}
+    # flags in families whose counts are not deterministic (a report judges a draw of
+    # theirs where both sides happened to be steady): A/A flags there are false alarms too
+    report["aa_not_deterministic"] = sum(r["aa"]["together"] for r in out if "tries" in r and not r.get("judged"))
     per_run = [r["seconds_per_run"] for r in out if r.get("seconds_per_run")]
     report["seconds_per_run"] = statistics.mean(per_run) if per_run else None
-    # what the pass adds to a pull request's job: n runs of every family a side
+    # what the pass adds to a pull request's job: n runs of every counted family a side
     report["pass_s_a_side"] = sum(per_run) * n if per_run else None
     return {"families": out, "report": report}
 

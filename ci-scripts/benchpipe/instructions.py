@@ -55,6 +55,15 @@ WHAT_IT_SEES = ("instructions: the instructions the timed window executes, count
 # comment's disagreement lines and the Compiler versions page).
 WALL_ONLY = "the change is in waiting, scheduling, contention or the kernel, which Valgrind does not see"
 COUNT_ONLY = "the wall clock's noise hides it, or the work waits elsewhere"
+
+
+def disagreement(wall: tuple[str, str], count: tuple[str, str], wall_moved: bool) -> str:
+    """One sentence where one signal moved and the other did not, from each signal's
+    (label, change as text): the moved one first, then what that says."""
+    moved, still = (wall, count) if wall_moved else (count, wall)
+    return f"{moved[0]} {moved[1]} but {still[0]} {still[1]}: {WALL_ONLY if wall_moved else COUNT_ONLY}"
+
+
 WALL_SEES = ("time: the wall clock of the timed window; sees everything, waiting and the kernel included, "
              "and on a shared runner scatters by several percent (10-30 % where the window mostly waits)")
 

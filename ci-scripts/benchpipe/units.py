@@ -90,5 +90,10 @@ def percent(r: float | None) -> str:
     return MISSING if r is None else f"{(r - 1) * 100:+.1f}%"
 
 
+def change_pct(r: float | None, suffix: str = " %") -> str:
+    """A ratio's change in percent, two decimals: "+1.20 %" (never "-0.00 %")."""
+    return MISSING if r is None else f"{round((r - 1) * 100, 2) + 0.0:+.2f}{suffix}"
+
+
 def p_value(p: float | None) -> str:
     return MISSING if p is None else (f"{p:.3f}" if p >= 0.001 else f"{p:.1e}")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from benchpipe import instructions, trends
+from benchpipe import instructions, trends, units
 from benchpipe.metrics import HEADLINE, METRICS
 from benchpipe.results import format_params
 
@@ -23,7 +23,9 @@ TRAIL = 14  # nights of ratios shown beside each row
 def _metric(v: dict, name: str) -> dict:
     """One metric of a verdict, every figure present (None: not measured)."""
     m = (v.get("metrics") or {}).get(name) or {}
-    return {k: m.get(k) for k in ("ratio", "ci_low", "ci_high", "p_value", "resolution", "verdict")}
+    out = {k: m.get(k) for k in ("ratio", "ci_low", "ci_high", "p_value", "resolution", "verdict")}
+    out["flagged"] = out["verdict"] in FLAGGED
+    return out
 
 
 def disagreement(metrics: dict) -> str:
@@ -32,15 +34,11 @@ def disagreement(metrics: dict) -> str:
     wall, count = metrics.get(HEADLINE.name) or {}, metrics.get("instructions") or {}
     if not wall.get("verdict") or not count.get("verdict") or "too few samples" in (wall["verdict"], count["verdict"]):
         return ""
-    moved = (wall["verdict"] in FLAGGED, count["verdict"] in FLAGGED)
-    if moved[0] == moved[1]:
+    if (wall["verdict"] in FLAGGED) == (count["verdict"] in FLAGGED):
         return ""
-    labels = (HEADLINE.label, METRICS["instructions"].label)
-    a, b = (0, 1) if moved[0] else (1, 0)
-    changed = [(m.get("ratio") - 1) * 100 if m.get("ratio") is not None else None for m in (wall, count)]
-    text = [("–" if c is None else f"{c:+.2f} %") for c in changed]
-    return (f"{labels[a]} {text[a]} but {labels[b]} {text[b]}: "
-            + (instructions.WALL_ONLY if moved[0] else instructions.COUNT_ONLY))
+    return instructions.disagreement((HEADLINE.label, units.change_pct(wall.get("ratio"))),
+                                     (METRICS["instructions"].label, units.change_pct(count.get("ratio"))),
+                                     wall["verdict"] in FLAGGED)
 
 
 def older_side(v: dict) -> str:

@@ -347,7 +347,7 @@ def test_the_report_says_how_the_calibration_made_b_slower():
 
 
 def test_calibrate_counts_instructions_on_the_real_program(tmp_path, tmp_path_factory, capsys):
-    """`--signal instructions`: Go cpu (a count steady to 0.01 %) counted 2 x 7 times under
+    """`--signal instructions`: Go cpu (a count steady to 0.01 %) counted 2 x 9 times under
     real Valgrind, 3 reports of 7 runs a side drawn: the A/A flags nothing and 1 % more
     instructions is flagged in every report, even as a lone change among the report's
     tests; nothing is written to calibration.json, which `compare` reads."""
@@ -361,48 +361,63 @@ def test_calibrate_counts_instructions_on_the_real_program(tmp_path, tmp_path_fa
         pytest.skip("go is not installed")
     out = tmp_path / "instructions.json"
     rc = cli.main(["calibrate", "--preset", "quick", "--scenario", "cpu", "--lang", "go", "--per-scenario", "1",
-                   "--signal", "instructions", "--count-runs", "7", "--repeats", "3", "--builds", str(build_dir),
+                   "--signal", "instructions", "--count-runs", "9", "--repeats", "3", "--builds", str(build_dir),
                    "--out", str(tmp_path / "calibration.json"), "--instructions-out", str(out)])
     assert rc == 0
     assert not (tmp_path / "calibration.json").exists()
     doc = json.loads(out.read_text())
-    assert doc["schema"] == calibration_instructions.SCHEMA and doc["count_runs"] == 7
+    assert doc["schema"] == calibration_instructions.SCHEMA and doc["count_runs"] == 9
     (fam,) = doc["families"]
-    assert fam["scenario"] == "cpu" and fam["judged"] and len(fam["counts"]["a"]) == len(fam["counts"]["a2"]) == 7
-    assert fam["median"] > 1e6 and fam["cv"] < 0.005
+    assert fam["scenario"] == "cpu" and fam["judged"] and len(fam["counts"]["a"]) == len(fam["counts"]["a2"]) == 9
+    # counted at the pass's sizes, not the timed runs'
+    assert fam["counted_params"] == {"items": 200000} and fam["params"]["items"] != 200000
+    assert fam["median"] > 1e6 and fam["cv"] < 0.005 and fam["judged_draws"] == 3
     assert fam["aa"] == {"lone": 0, "together": 0}
     assert fam["x1.01"] == {"lone": 3, "together": 3}
     r = doc["report"]
     assert r["aa_reports"] == 0 and r["x1.01_lone"] == {"comparisons": 3, "flagged": 3}
     printed = capsys.readouterr().out
     assert fam["id"] in printed and "+1 %" in printed and "a lone change flagged: +1 % 3/3" in printed
-    # the runs a report draws must be counted
-    assert cli.main(["calibrate", "--signal", "instructions", "--count-runs", "3", "--builds", str(build_dir),
-                     "--instructions-out", str(out)]) == 2
+
+
+def test_calibrate_instruction_usage_errors(tmp_path, capsys):
+    out = str(tmp_path / "i.json")
+    # the runs a report draws must be counted; the smoke preset's reports count none
+    assert cli.main(["calibrate", "--signal", "instructions", "--count-runs", "3", "--instructions-out", out]) == 2
+    assert "--count-runs must be at least the runs a report draws a side (7)" in capsys.readouterr().err
+    assert cli.main(["calibrate", "--preset", "smoke", "--signal", "instructions", "--instructions-out", out]) == 2
+    assert "has no instruction pass" in capsys.readouterr().err
 
 
 def test_instruction_calibration_judges_lone_and_together():
     """calibration_instructions.judge on drawn counts: a steady family (0.05 %) is flagged
-    at 1 % and 0.5 % in every report, lone or together, and never in A/A; one at 0.3 %
-    is seen at 1 % together with the others at least as often as alone; one at 2 % (robust
-    CV of 28 draws: 1.6 %) and a declared unsteady one are not judged and say why."""
+    at 1 % and 0.5 % in every report, lone or together, and never in A/A; one at 0.2 %
+    is seen at 0.5 % more often when every family changed with it (the correction is
+    lighter) than alone; one at 2 % (robust CV of 28 draws: 1.6 %) and a declared
+    unsteady one are not deterministic and say why; a family whose pass failed is listed
+    without counts and costs no time."""
     ci = calibration_instructions
     rng = random.Random(5)
 
     def fam(name, cv, unsteady=None):
         draw = [round(1e8 * (1 + rng.gauss(0, cv))) for _ in range(28)]
         return {"id": name, "seconds_per_run": 0.5, "a": draw[:14], "a2": draw[14:], "unsteady": unsteady}
-    families = [fam(f"steady{i}", 0.0005) for i in range(20)] + [fam("mid", 0.003), fam("loose", 0.02),
-                                                                 fam("declared", 0.0001, "sysmon hands over")]
+    families = [fam(f"steady{i}", 0.0005) for i in range(20)] + [fam("mid", 0.002), fam("loose", 0.02),
+                                                                 fam("declared", 0.0001, "sysmon hands over"),
+                                                                 {"id": "failed", "warnings": ["exit codes [1]"]}]
     got = ci.judge(families, 7, 20, tests=300)
     by = {f["id"]: f for f in got["families"]}
     for i in range(20):
         f = by[f"steady{i}"]
-        assert f["judged"] and f["aa"] == {"lone": 0, "together": 0}
+        assert f["judged"] and f["judged_draws"] == 20 and f["aa"] == {"lone": 0, "together": 0}
         assert f["x1.01"] == {"lone": 20, "together": 20} and f["x1.005"]["together"] == 20
-    assert by["mid"]["x1.01"]["together"] >= by["mid"]["x1.01"]["lone"]
+    mid = by["mid"]["x1.005"]
+    assert mid["lone"] < mid["together"], mid
     assert not by["loose"]["judged"] and "not deterministic (CV 1." in by["loose"]["why"]
+    assert by["loose"]["judged_draws"] < 20
     assert not by["declared"]["judged"] and "sysmon hands over" in by["declared"]["why"]
+    assert by["declared"]["judged_draws"] == 0
+    assert "counts" not in by["failed"] and "tries" not in by["failed"]
     r = got["report"]
     assert r["judged"] == 21 and r["aa_reports"] == 0 and r["x1.01_together"]["comparisons"] == 21 * 20
     assert r["pass_s_a_side"] == pytest.approx(0.5 * 23 * 7)

@@ -39,7 +39,7 @@ from benchpipe.commands.run import add_repeat_argument, repeat_s, service_names_
 from benchpipe.errors import BenchError, UsageError
 from benchpipe.fsutil import atomic_write_json
 from benchpipe.metrics import HEADLINE, METRICS, calibrated, stored_key
-from benchpipe.results import family_id
+from benchpipe.results import family_id, format_params
 from benchpipe.terminal import wide_console
 
 NAME = "calibrate"
@@ -120,6 +120,22 @@ def run(args) -> int:
     if args.tests < 0:
         raise UsageError("--tests must be >= 1")
     tests = args.tests or len(cat.benchmarks(args.preset)) * len(METRICS)
+    wall = args.signal in ("time", "both")
+    drawn, count_runs, tries = preset.instruction_runs, 0, args.repeats
+    if args.signal != "time":
+        if not drawn:
+            raise UsageError(f"the {args.preset} preset has no instruction pass (instruction_runs 0): a report of it "
+                             "judges no counts")
+        count_runs = args.count_runs or 2 * drawn
+        if count_runs < drawn:
+            raise UsageError(f"--count-runs must be at least the runs a report draws a side ({drawn})")
+        if count_runs == drawn and tries > 1:
+            print(f"bench calibrate: --count-runs {drawn} is what one report draws a side: every draw is the same "
+                  "report, judged once", file=sys.stderr)
+            tries = 1
+        why = instructions.unavailable()
+        if why:
+            raise BenchError(f"instructions cannot be calibrated here: {why}")
     seq = runner.sequential_design(runs, args.max_runs or runner.default_max_runs(runs, preset.sample_budget_s),
                                    args.alpha, args.threshold, tests=tests, budget_s=preset.sample_budget_s)
     plan = runner.repeat_plan(repeat_s(args.repeat_s, preset))
@@ -140,16 +156,6 @@ def run(args) -> int:
         specs = [s for s in specs if s.build.name in programs]
     if not specs:
         raise BenchError("nothing to calibrate: no selected benchmark has a built program")
-    wall = args.signal in ("time", "both")
-    drawn = preset.instruction_runs or cat.preset("quick").instruction_runs
-    count_runs = 0
-    if args.signal != "time":
-        count_runs = args.count_runs or 2 * drawn
-        if count_runs < drawn:
-            raise UsageError(f"--count-runs must be at least the runs a report draws a side ({drawn})")
-        why = instructions.unavailable()
-        if why:
-            raise BenchError(f"instructions cannot be calibrated here: {why}")
     hyperfine = tools.require("hyperfine")
     for name in dict.fromkeys(s.build.name for s in specs):
         b = programs[name]
@@ -161,7 +167,7 @@ def run(args) -> int:
               f"an A/B run and judged as one of {tests} tests", file=sys.stderr)
     if count_runs:
         print(f"counting the instructions of {len(specs)} families x {count_runs} runs x 2 copies (A, A') under "
-              f"Valgrind as `bench run`'s instruction pass counts them; then {args.repeats} reports of {drawn} runs a "
+              f"Valgrind as `bench run`'s instruction pass counts them; then {tries} reports of {drawn} runs a "
               f"side drawn from them, A/A and B = A' x {' and x'.join(map(str, calibration_instructions.SHIFTS))}, "
               f"judged as one of {tests} tests", file=sys.stderr)
     families, counted = [], []
@@ -191,7 +197,10 @@ def run(args) -> int:
         _print(doc)
         print(f"wrote {args.out}")
     if count_runs:
-        judged = calibration_instructions.judge(counted, drawn, args.repeats, tests, args.alpha)
+        if not any("a" in f for f in counted):
+            raise BenchError("no family's instructions were counted: " + "; ".join(
+                w for f in counted for w in f["warnings"])[:400])
+        judged = calibration_instructions.judge(counted, drawn, tries, tests, args.alpha)
         doc = calibration_instructions.document(args.preset, count_runs, judged, instructions.settings())
         atomic_write_json(Path(args.instructions_out), doc)
         _print_instructions(doc)
@@ -239,8 +248,8 @@ def _count_family(spec, built, hyperfine, count_runs: int, preset, work: Path, t
     name = calibration.describe_family(spec)
     said = (f"{statistics.median(got['a']):,.0f} instructions, robust CV "
             f"{instructions.cv(got['a'] + got['a2']):.3%}" if "a" in got else "; ".join(got["warnings"]))
-    print(f"{tag} {name}: instructions counted {2 * count_runs} times: {said} ({time.monotonic() - t0:.0f} s)",
-          file=sys.stderr)
+    print(f"{tag} {name}: instructions counted {2 * count_runs} times at {format_params(got['counted_params'])}: "
+          f"{said} ({time.monotonic() - t0:.0f} s)", file=sys.stderr)
     key = calibration.spec_key(spec)
     return {"id": family_id(key), "scenario": spec.scenario.name, "variant": spec.variant, "build": spec.build.name,
             "lang": spec.build.lang, "params": spec.params, **got}
@@ -250,22 +259,25 @@ def _print_instructions(doc: dict) -> None:
     """Per family: its count, scatter, whether a report judges it, its runs, and the A/A
     and shifted reports' flags (lone and together); then the totals."""
     r = doc["report"]
-    keys = [("aa", "A/A")] + [(calibration_instructions.shift_key(s), f"+{(s - 1) * 100:g} %")
-                              for s in calibration_instructions.SHIFTS]
+    labels = {k: "A/A" if s == 1.0 else f"+{(s - 1) * 100:g} %" for s, k in calibration_instructions.KEYS.items()}
     t = Table(title=f"calibration of the instruction counts: {r['tries']} reports of {r['drawn']} runs a side drawn "
                     f"from {doc['count_runs']} counted a copy, alpha {r['alpha']} across {r['tests']} tests",
-              caption="flagged: a lone change (one of the report's tests, the others finding nothing) / every family "
+              caption="judged: deterministic over all its counts (robust CV at most "
+                      f"{instructions.DETERMINISTIC_CV:.1%}), and in how many reports both sides were; "
+                      "flagged: a lone change (one of the report's tests, the others finding nothing) / every family "
                       "changed at once (a compiler or code-generation change)")
-    for col in ("family", "median\ncount", "robust\nCV", "judged", "s a\nrun",
-                *(f"{label}:\nflagged" for _, label in keys)):
-        t.add_column(col, justify="left" if col == "family" else "right", overflow="fold")
+    for col in ("family (counted at)", "median\ncount", "robust\nCV", "judged", "s a\nrun",
+                *(f"{label}:\nflagged" for label in labels.values())):
+        t.add_column(col, justify="left" if col.startswith("family") else "right", overflow="fold")
     for f in doc["families"]:
+        name = escape(f"{f['id']} ({format_params(f.get('counted_params') or {})})")
         if "counts" not in f:
-            t.add_row(escape(f["id"]), "-", "-", "not counted", f"{f['seconds_per_run']:.2f}", *("-" for _ in keys))
+            t.add_row(name, "-", "-", "not counted", "-", *("-" for _ in labels))
             continue
-        t.add_row(escape(f["id"]), f"{f['median']:,.0f}", f"{f['cv']:.3%}" if f.get("cv") is not None else "-",
-                  "yes" if f["judged"] else "no", f"{f['seconds_per_run']:.2f}",
-                  *(f"{f[k]['lone']}/{f[k]['together']}" if f.get("judged") and k in f else "-" for k, _ in keys))
+        draws = f" {f['judged_draws']}/{f['tries']}" if "tries" in f else ""
+        t.add_row(name, f"{f['median']:,.0f}", f"{f['cv']:.3%}" if f.get("cv") is not None else "-",
+                  ("yes" if f["judged"] else "no") + draws, f"{f['seconds_per_run']:.2f}",
+                  *(f"{f[k]['lone']}/{f[k]['together']}" if k in f else "-" for k in labels))
     wide_console().print(t)
     for f in doc["families"]:
         why = f.get("why") or "; ".join(f.get("warnings") or ())
@@ -274,12 +286,14 @@ def _print_instructions(doc: dict) -> None:
 
     def rate(x: dict) -> str:
         return f"{x['flagged']}/{x['comparisons']}" + (f" ({x['flagged'] / x['comparisons']:.0%})" if x["comparisons"] else "")
-    print(f"instructions: {r['judged']} of {r['families']} families judged (robust CV at most "
-          f"{instructions.DETERMINISTIC_CV:.1%}); over them, a lone change flagged: "
-          + ", ".join(f"{label} {rate(r[k + '_lone'])}" for k, label in keys[1:])
-          + "; every family changed at once: " + ", ".join(f"{label} {rate(r[k + '_together'])}" for k, label in keys[1:])
-          + f"; A/A: {rate(r['aa_lone'])} comparisons flagged alone, {r['aa_reports']} of {r['tries']} reports with "
-            "any flag")
+    shifted = [(k, label) for k, label in labels.items() if k != "aa"]
+    print(f"instructions: {r['judged']} of {r['families']} families deterministic (robust CV at most "
+          f"{instructions.DETERMINISTIC_CV:.1%}); over them ({r['judged_draws']} of "
+          f"{r['aa_lone']['comparisons']} draws with a verdict), a lone change flagged: "
+          + ", ".join(f"{label} {rate(r[k + '_lone'])}" for k, label in shifted)
+          + "; every family changed at once: " + ", ".join(f"{label} {rate(r[k + '_together'])}" for k, label in shifted)
+          + f"; A/A: {rate(r['aa_together'])} comparisons flagged ({r['aa_not_deterministic']} more in the others), "
+            f"{r['aa_reports']} of {r['tries']} reports with any flag")
     if r.get("seconds_per_run"):
         print(f"the pass: {r['seconds_per_run']:.2f} s a counted run on average; {r['pass_s_a_side']:.0f} s a side "
               f"for {r['drawn']} runs of these families (what it adds to a pull request's job)")

@@ -151,15 +151,11 @@ def render(report: Report) -> str:
     return "\n".join(out)
 
 
-def _signed_pct(ratio: float) -> str:
-    return f"{round((ratio - 1) * 100, 2) + 0.0:+.2f}"  # + 0.0: never "-0.00"
-
-
 def _change(m) -> str:
     """`+1.20 % [+1.15, +1.26]`: a metric's change with its interval, in percent."""
-    text = f"{_signed_pct(m.ratio)} %" if m.ratio is not None else "–"
+    text = units.change_pct(m.ratio)
     if m.ci_low is not None and m.ci_high is not None:
-        text += f" [{_signed_pct(m.ci_low)}, {_signed_pct(m.ci_high)}]"
+        text += f" [{units.change_pct(m.ci_low, '')}, {units.change_pct(m.ci_high, '')}]"
     return text
 
 
@@ -172,10 +168,8 @@ def disagreements(report: Report, a: str = HEADLINE.name, b: str = "instructions
         ma, mb = c.metrics.get(a), c.metrics.get(b)
         if not ma or not mb or ma.flagged == mb.flagged or stats.TOO_FEW in (ma.verdict, mb.verdict):
             continue
-        moved, still = (ma, mb) if ma.flagged else (mb, ma)
-        names = (METRICS[a].label, METRICS[b].label) if ma.flagged else (METRICS[b].label, METRICS[a].label)
-        why = instructions.WALL_ONLY if ma.flagged else instructions.COUNT_ONLY
-        lines.append(f"- {code(c.id)}: {names[0]} {_change(moved)} but {names[1]} {_change(still)}: {why}.")
+        lines.append(f"- {code(c.id)}: " + instructions.disagreement((METRICS[a].label, _change(ma)),
+                                                                   (METRICS[b].label, _change(mb)), ma.flagged) + ".")
     return lines
 
 
