@@ -179,9 +179,7 @@ def family_result(spec: BenchSpec, factor_eff: float, rounds: list[tuple[dict, d
     counts = [measures.windows_per_run(a) for a, _, _ in rounds]   # --repeat K
     level = multitest.lone_flag_level(alpha, tests, looks.spending)
     return {
-        "id": family_id(spec_key(spec)), "scenario": spec.scenario.name, "variant": spec.variant,
-        "build": spec.build.name, "lang": spec.build.lang, "params": spec.params,
-        "size_param": spec.scenario.size, "effective_factor": factor_eff,
+        **family_identity(spec), "size_param": spec.scenario.size, "effective_factor": factor_eff,
         "realised": {m.name: realised(rounds, m.name) for m in detecting},
         "median_window_s": med, "median_wall_s": statistics.median(walls) if walls else None,
         "robust_cv": 1.4826 * mad / med if med else None,
@@ -256,6 +254,12 @@ def threshold_table(families: list[dict], alpha: float) -> list[dict] | None:
             row[name] = got[0] / got[1] if got[1] else None
         rows.append(row)
     return rows
+
+
+def family_identity(spec: BenchSpec) -> dict:
+    """What names a calibrated family in a calibration document (either signal's)."""
+    return {"id": family_id(spec_key(spec)), "scenario": spec.scenario.name, "variant": spec.variant,
+            "build": spec.build.name, "lang": spec.build.lang, "params": spec.params}
 
 
 def spec_key(spec: BenchSpec) -> dict:

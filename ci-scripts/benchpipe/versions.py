@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import math
 
-from benchpipe import instructions, trends, units
+from benchpipe import instructions, stats, trends, units
 from benchpipe.metrics import HEADLINE, METRICS
 from benchpipe.results import format_params
 
-FLAGGED = ("regression", "improvement")
+FLAGGED = (stats.REGRESSION, stats.IMPROVEMENT)
 ORDER = {"regression": 0, "failed": 1, "missing": 2, "improvement": 3, "too few samples": 4, "no change": 5}
 TRAIL = 14  # nights of ratios shown beside each row
 
@@ -32,13 +32,13 @@ def disagreement(metrics: dict) -> str:
     """One sentence where one signal moved and the other did not (the wall clock's
     window against the instruction count; '' where they agree or either is missing)."""
     wall, count = metrics.get(HEADLINE.name) or {}, metrics.get("instructions") or {}
-    if not wall.get("verdict") or not count.get("verdict") or "too few samples" in (wall["verdict"], count["verdict"]):
+    if not wall.get("verdict") or not count.get("verdict") or stats.TOO_FEW in (wall["verdict"], count["verdict"]):
         return ""
-    if (wall["verdict"] in FLAGGED) == (count["verdict"] in FLAGGED):
+    if wall["flagged"] == count["flagged"]:
         return ""
     return instructions.disagreement((HEADLINE.label, units.change_pct(wall.get("ratio"))),
                                      (METRICS["instructions"].label, units.change_pct(count.get("ratio"))),
-                                     wall["verdict"] in FLAGGED)
+                                     wall["flagged"])
 
 
 def older_side(v: dict) -> str:

@@ -229,8 +229,8 @@ def test_the_compiler_versions_page_says_where_the_signals_disagree():
     (or the other way), nothing where they agree or either has no verdict."""
     from benchpipe import versions
 
-    def m(verdict, ratio):
-        return {"verdict": verdict, "ratio": ratio}
+    def m(verdict, ratio):   # one metric of a row, as versions.rows gives it
+        return versions._metric({"metrics": {"x": {"verdict": verdict, "ratio": ratio}}}, "x")
     wall_only = versions.disagreement({"time": m("regression", 1.12), "instructions": m("no change", 1.0001)})
     assert wall_only.startswith("timed window +12.00 % but instructions +0.01 %") and "Valgrind does not see" in wall_only
     count_only = versions.disagreement({"time": m("no change", 1.003), "instructions": m("improvement", 0.99)})

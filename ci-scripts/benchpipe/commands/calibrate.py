@@ -39,7 +39,7 @@ from benchpipe.commands.run import add_repeat_argument, repeat_s, service_names_
 from benchpipe.errors import BenchError, UsageError
 from benchpipe.fsutil import atomic_write_json
 from benchpipe.metrics import HEADLINE, METRICS, calibrated, stored_key
-from benchpipe.results import family_id, format_params
+from benchpipe.results import format_params
 from benchpipe.terminal import wide_console
 
 NAME = "calibrate"
@@ -250,9 +250,7 @@ def _count_family(spec, built, hyperfine, count_runs: int, preset, work: Path, t
             f"{instructions.cv(got['a'] + got['a2']):.3%}" if "a" in got else "; ".join(got["warnings"]))
     print(f"{tag} {name}: instructions counted {2 * count_runs} times at {format_params(got['counted_params'])}: "
           f"{said} ({time.monotonic() - t0:.0f} s)", file=sys.stderr)
-    key = calibration.spec_key(spec)
-    return {"id": family_id(key), "scenario": spec.scenario.name, "variant": spec.variant, "build": spec.build.name,
-            "lang": spec.build.lang, "params": spec.params, **got}
+    return {**calibration.family_identity(spec), **got}
 
 
 def _print_instructions(doc: dict) -> None:
