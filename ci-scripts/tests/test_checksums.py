@@ -21,11 +21,12 @@ def _run(argv, env, cwd):
     return res.stdout
 
 
-def checksums(cat, programs, scenario, tmp_path, env, wrap=list, check=None, expect=None, tries=1):
+def checksums(cat, programs, scenario, tmp_path, env, run=_run, check=None, expect=None, tries=1):
     """{shared params (JSON): {build/variant/params: checksum}} over the scenario's smoke
-    grid, every variant of every build, asserting they agree. wrap: the command line as
-    run (e.g. under Wine); check: called with each record; expect: {shared params (JSON):
-    checksum} a run must print, or it is run again (setup and all) up to `tries` times."""
+    grid, every variant of every build, asserting they agree. run(argv, env, cwd) -> stdout:
+    how a command line is run (e.g. under Wine); check: called with each record; expect:
+    {shared params (JSON): checksum} a run must print, or it is run again (setup and all)
+    up to `tries` times."""
     sc = cat.scenarios[scenario]
     grid = sc.grids["smoke"]
     found = {}
@@ -47,8 +48,8 @@ def checksums(cat, programs, scenario, tmp_path, env, wrap=list, check=None, exp
                     extra = {p.name: str(work / str(p.default)) for p in sc.params.values() if p.type == "path"}
                     argv = BenchSpec(sc, variant, b, params).argv(programs[build].path_for(sc.name), extra)
                     if sc.setup:
-                        _run(wrap([argv[0], "setup", scenario, *argv[4:]]), env, work)
-                    rec = json.loads(_run(wrap(argv), env, work).strip().splitlines()[-1])
+                        run([argv[0], "setup", scenario, *argv[4:]], env, work)
+                    rec = json.loads(run(argv, env, work).strip().splitlines()[-1])
                     assert not schema.problems(rec, "record"), schema.problems(rec, "record")
                     if check:
                         check(rec)
