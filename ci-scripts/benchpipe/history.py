@@ -5,7 +5,9 @@ Layout of a history directory:
 
     runs/<YYYY-MM>.json                    one record per run (provenance), kind "runs"
     <os>/<scenario>/<YYYY-MM>.json         one entry per run and benchmark, kind "entries"
-    <os>/<scenario>/<YYYY-MM>.json.xz      a closed month summarised, kind "summary"
+    <os>/<scenario>/<YYYY-MM>.json.xz      a closed month: kind "entries" (history/2, whole,
+                                           xz-compressed) until it is KEEP_DAYS old, then
+                                           kind "summary"
 
 An entries file is history/1 (one object per entry, every field) or, written since,
 history/2 (a row per entry holding what its series and its run record do not say:
@@ -13,7 +15,9 @@ history_rows); both read to the same entries. `add` appends to a file in the for
 has and starts new files in history/2; `migrate` rewrites history/1 files as history/2
 and proves each entry decodes to what it was (its digest). `compact` rewrites each month
 older than KEEP_DAYS as a summarised month (history_summary: medians, intervals and
-counts, compressed), proven entry by entry before the full file is removed.
+counts, compressed), proven entry by entry before the full file is removed; a month that
+has ended but is younger than that is kept whole, its history/2 file xz-compressed byte
+for byte (a tenth of the size: most of the raw-sample window's weight in the tree).
 
 No file grows without bound (one month of one scenario on one OS). Every file is
 written whole to a temp file and renamed (fsutil), after the new content was validated
@@ -108,15 +112,38 @@ def list_name(doc: dict) -> str:
     return "runs" if doc["kind"] == "runs" else "rows" if has_rows(doc) else "entries"
 
 
-def read_doc(path: Path):
-    """A history file parsed (a summarised month decompressed first); one BenchError."""
-    if not path.name.endswith(history_summary.SUFFIX):
-        return strictjson.read(path, max_bytes=MAX_FILE_BYTES)
+def is_compressed(path: Path | str) -> bool:
+    """A closed month's file (<YYYY-MM>.json.xz): summarised, or whole and compressed."""
+    return str(path).endswith(history_summary.SUFFIX)
+
+
+def read_text(path: Path) -> str:
+    """A history file's text (a closed month's decompressed first); one BenchError."""
+    if not is_compressed(path):
+        try:
+            return path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as err:
+            raise BenchError(f"{path}: cannot read: {err}") from None
     try:
         data = path.read_bytes()
     except OSError as err:
         raise BenchError(f"{path}: cannot read: {err}") from None
-    return strictjson.loads(history_summary.decompress(data, str(path), MAX_FILE_BYTES), str(path))
+    return history_summary.decompress(data, str(path), MAX_FILE_BYTES)
+
+
+def write_text(path: Path, text: str) -> None:
+    """A history file written whole (atomically), compressed when its name says so."""
+    if is_compressed(path):
+        atomic_write_bytes(path, history_summary.compress(text))
+    else:
+        atomic_write_text(path, text)
+
+
+def read_doc(path: Path):
+    """A history file parsed (a closed month's decompressed first); one BenchError."""
+    if not is_compressed(path):
+        return strictjson.read(path, max_bytes=MAX_FILE_BYTES)
+    return strictjson.loads(read_text(path), str(path))
 
 
 def file_entries(doc: dict, runs: dict[str, dict]) -> list[dict]:
@@ -157,8 +184,8 @@ def file_problems(path: Path, doc, rel: str, runs: dict[str, dict] | None = None
     entry by entry (its rows of other runs are checked for form only)."""
     if not isinstance(doc, dict) or doc.get("kind") not in ("entries", "runs", "summary"):
         return ['$.kind: must be "entries", "runs" or "summary"']
-    if Path(rel).name.endswith(history_summary.SUFFIX) != history_summary.is_summary(doc):
-        return [f"a {doc['kind']} file may not be named {Path(rel).name} (summarised months: "
+    if (is_compressed(rel) and not has_rows(doc)) or (history_summary.is_summary(doc) and not is_compressed(rel)):
+        return [f"a {doc['kind']} file may not be named {Path(rel).name} (closed months, summarised or history/2: "
                 f"<YYYY-MM>{history_summary.SUFFIX}, every other file <YYYY-MM>.json)"]
     if has_rows(doc):
         return _rows_problems(doc, rel, runs or {})
@@ -466,7 +493,7 @@ def _load_or_new(root: Path, rel: str, fresh: dict, runs: dict[str, dict] | None
     if not path.exists():
         return fresh, None
     doc = read_file(path, rel, runs, trust_digests=True)
-    return doc, path.read_text(encoding="utf-8")
+    return doc, read_text(path)
 
 
 def _write_appended(root: Path, rel: str, doc: dict, old_text: str | None,
@@ -486,7 +513,7 @@ def _write_appended(root: Path, rel: str, doc: dict, old_text: str | None,
         keep = old_text[: old_text.rindex("\n]}")]
         if not text.startswith(keep) or len(old_doc[name]) > len(doc[name]):
             raise BenchError(f"{root / rel}: internal error: an append would rewrite old records")
-    atomic_write_text(root / rel, text)
+    write_text(root / rel, text)
 
 
 def _appended(doc: dict, fresh: list[dict], runs: dict[str, dict]) -> dict:
@@ -530,7 +557,7 @@ def add(root, docs: list[tuple[str, dict]], versus: list[dict] | None = None) ->
             report.runs_added.append(run)
             report.new_runs.append(rrec)
             for e in entry_records(doc, run, versus[i] if versus else None):
-                erel = f"{e['os']}/{e['key']['scenario']}/{month}.json"
+                erel = _entries_rel(root, f"{e['os']}/{e['key']['scenario']}/{month}.json")
                 pending_entries.setdefault(erel, []).append(e)
         # the run records of each month, old and new: a history/2 file is checked and
         # written beside them
@@ -541,8 +568,9 @@ def add(root, docs: list[tuple[str, dict]], versus: list[dict] | None = None) ->
         for erel, new in pending_entries.items():
             os_, scen, _ = erel.split("/")
             month = new[0]["date"][:7]
-            if (root / summary_rel(erel)).exists():
-                raise BenchError(f"{root / summary_rel(erel)}: month {month} is summarised (older than "
+            closed = root / summary_rel(erel)
+            if closed.exists() and history_summary.is_summary(read_doc(closed)):
+                raise BenchError(f"{closed}: month {month} is summarised (older than "
                                  f"{history_summary.KEEP_DAYS} days when it was compacted): a run of then cannot be "
                                  "added; nothing was written")
             entry_docs[erel] = _load_or_new(root, erel, {"schema": history_rows.SCHEMA, "kind": "entries", "os": os_,
@@ -568,11 +596,18 @@ def add(root, docs: list[tuple[str, dict]], versus: list[dict] | None = None) ->
     return report
 
 
-# --------------------------------------------------------------------------- summarised months
+def _entries_rel(root: Path, rel: str) -> str:
+    """Where a month's entries are appended: its <YYYY-MM>.json, or its closed file when
+    that is all there is (a run of a closed month added late, e.g. re-published: a whole
+    month takes it, rewritten compressed; a summarised one refuses it, in add)."""
+    return summary_rel(rel) if not (root / rel).exists() and (root / summary_rel(rel)).exists() else rel
+
+
+# --------------------------------------------------------------------------- closed months
 
 def summary_rel(rel: str) -> str:
-    """The summarised file of a month's entries file (a/b/2026-01.json -> a/b/2026-01.json.xz)."""
-    return rel[: -len(".json")] + history_summary.SUFFIX
+    """The closed file of a month's entries file (a/b/2026-01.json -> a/b/2026-01.json.xz)."""
+    return rel if is_compressed(rel) else rel[: -len(".json")] + history_summary.SUFFIX
 
 
 def month_end(month: str) -> datetime:
@@ -600,6 +635,10 @@ class CompactReport:
     bytes_before: int = 0
     bytes_after: int = 0
     months: list[str] = field(default_factory=list)
+    closed_files: int = 0    # closed months' files kept whole, compressed
+    closed_before: int = 0
+    closed_after: int = 0
+    closed_months: list[str] = field(default_factory=list)
 
 
 def newest_run_date(root: Path, runs: dict[str, dict[str, dict]] | None = None) -> str | None:
@@ -616,6 +655,7 @@ def compact(root, keep_days: int = history_summary.KEEP_DAYS, newest: str | None
     record, and compared with the entry as written less what a summary leaves out; only
     then is the summarised file written (atomically) and the full one removed. A crash
     between the two leaves both, the full one read; compacting again completes it.
+    A month that has ended but is not yet due is kept whole, compressed (_compress_closed).
     Idempotent. Raises BenchError for a file that does not check, before touching it."""
     root = Path(root)
     report = CompactReport()
@@ -625,23 +665,34 @@ def compact(root, keep_days: int = history_summary.KEEP_DAYS, newest: str | None
         if newest is None:
             return report
         candidates = [(p, rel) for p, rel in history_files(root)
-                      if p.suffix == ".json" and not rel.startswith(f"{RUNS_DIR}/") and _MONTH_FILE.match(p.name)]
-        due = set(closed_months({p.stem for p, _ in candidates}, newest, keep_days))
-        for m in sorted(due):   # each month's run records once, not once per file of the month
+                      if not rel.startswith(f"{RUNS_DIR}/") and _MONTH_FILE.match(p.name)]
+        due = set(closed_months({p.name[:7] for p, _ in candidates}, newest, keep_days))
+        ended = set(closed_months({p.name[:7] for p, _ in candidates}, newest, 0)) - due
+        there = {p for p, _ in candidates}
+        work = [(p, rel) for p, rel in candidates
+                if p.name[:7] in due | ended
+                # not an interrupted compaction's copy (its plain file is done), nor a closed
+                # month compressed whole and not yet due, nor one summarised already
+                and not (is_compressed(p) and (p.with_name(f"{p.name[:7]}.json") in there or p.name[:7] in ended
+                                               or _peek_kind(p) == history_summary.KIND))]
+        for m in sorted({p.name[:7] for p, _ in work}):   # each month's run records once, not once a file
             _refuse_unchecked_runs(root, m)
-        for path, rel in candidates:
-            if path.stem not in due:
-                continue
-            month = runs.get(path.stem, {})
+        for path, rel in work:
+            name = path.name[:7]
+            month = runs.get(name, {})
             doc = read_file(path, rel, month, trust_digests=True)
             if doc["kind"] != "entries":
+                continue
+            if name in ended:
+                if is_rows(doc):   # a history/1 file stays as it is until `history migrate`
+                    _compress_closed(root, path, rel, doc, month, report)
                 continue
             entries = file_entries(doc, month) if is_rows(doc) else [e for e in doc["entries"] if e["run"] in month]
             total = len(_entry_keys(doc))
             summary = _summarised(doc, entries, month)
             text = serialise(summary)
             out = root / summary_rel(rel)
-            if out.exists() and read_doc(out) != summary:
+            if out != path and out.exists() and read_doc(out) != summary and _peek_kind(out) == history_summary.KIND:
                 raise BenchError(f"{out}: a summarised file of this month is there and differs from what "
                                  f"{path.name} summarises to; nothing was written (check both with git)")
             # each row was just proven to be an entry that checked, less what a summary drops:
@@ -657,9 +708,41 @@ def compact(root, keep_days: int = history_summary.KEEP_DAYS, newest: str | None
             report.left_out += total - len(entries)
             report.bytes_before += path.stat().st_size
             report.bytes_after += len(data)
-            report.months = sorted({*report.months, path.stem})
-            path.unlink()
+            report.months = sorted({*report.months, name})
+            if out != path:
+                path.unlink()
     return report
+
+
+def _peek_kind(path: Path) -> str | None:
+    try:
+        return history_summary.peek_kind(path.read_bytes())
+    except OSError:
+        return None
+
+
+def _compress_closed(root: Path, path: Path, rel: str, doc: dict, runs: dict[str, dict],
+                     report: CompactReport) -> None:
+    """A closed month kept whole: its file's very text, xz-compressed as <YYYY-MM>.json.xz,
+    read back and checked before the plain file is removed (a crash between leaves both,
+    the plain one read). Nothing is dropped: every statistic and digest stays, and a late
+    run of the month is still appended (add)."""
+    text = read_text(path)
+    out = root / summary_rel(rel)
+    if out.exists() and history_summary.is_summary(read_doc(out)):
+        raise BenchError(f"{out}: month {doc['month']} is summarised already beside {path.name}; nothing was "
+                         "written (check both with git)")
+    data = history_summary.compress(text)
+    back = strictjson.loads(history_summary.decompress(data, str(out), MAX_FILE_BYTES), str(out))
+    found = file_problems(out, back, summary_rel(rel), runs) if back == doc else ["it does not read back"]
+    if found:
+        raise BenchError(f"{path}: internal error: its compressed copy does not check: {found[0]}; nothing was written")
+    atomic_write_bytes(out, data)
+    report.closed_files += 1
+    report.closed_before += len(text.encode("utf-8"))
+    report.closed_after += len(data)
+    report.closed_months = sorted({*report.closed_months, doc["month"]})
+    path.unlink()
 
 
 def _refuse_unchecked_runs(root: Path, month: str) -> None:
@@ -758,8 +841,9 @@ def uncommitted(root) -> list[str]:
     again completes the run."""
     runs, entry_runs = set(), {}
     files = history_files(root)
-    halfway = [f"{path}: a summarised copy of this month is there too (an interrupted `bench history compact`: "
-               "this file is read; compacting again completes it)" for path in _interrupted_compactions(files)]
+    halfway = [f"{path}: a compacted copy of this month (summarised or compressed) is there too (an interrupted "
+               "`bench history compact`: this file is read; compacting again completes it)"
+               for path in _interrupted_compactions(files)]
     for path, rel in files:
         try:
             doc = read_doc(path)

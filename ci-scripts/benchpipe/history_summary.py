@@ -27,6 +27,7 @@ xz, against 358 in history/2 and ~930 in history/1."""
 from __future__ import annotations
 
 import lzma
+import re
 
 from benchpipe import history_rows
 from benchpipe.errors import BenchError
@@ -80,6 +81,22 @@ def compress(text: str) -> bytes:
     # xz: a month of the standard preset on one OS, ~1.1 MB of history/2, becomes ~110 KB;
     # gzip would leave 30 % more (README)
     return lzma.compress(text.encode("utf-8"), format=lzma.FORMAT_XZ, preset=9)
+
+
+_KIND = re.compile(rb'^\{[^\[]*?"kind":"([a-z]+)"')
+
+
+def peek_kind(data: bytes) -> str | None:
+    """The kind of a closed month's file ("summary", or "entries": whole) from the start
+    of its text alone (canonical JSON: the header's keys come before the rows), so that
+    years of summaries need not be decompressed to find the few that are not; None when
+    it cannot tell (read the file then)."""
+    try:
+        head = lzma.LZMADecompressor(format=lzma.FORMAT_XZ).decompress(data, max_length=4096)
+    except lzma.LZMAError:
+        return None
+    m = _KIND.match(head)
+    return m.group(1).decode() if m else None
 
 
 def decompress(data: bytes, what: str, max_bytes: int) -> str:

@@ -19,9 +19,10 @@ publisher killed at any point leaves the branch as it was or with its data. Then
 `out`, the site is rendered from the history of the tip this publisher pushed (or
 found, when its runs were already there): every run published before it included.
 
-Once a month the branch is compacted (issue 40: ten years must fit GitHub's limits): a
-publish that finds months older than history_summary.KEEP_DAYS still whole summarises
-them (`history.compact`, each entry proven) and replaces the branch by one commit of
+Twice a month the branch is compacted (issue 40: ten years must fit GitHub's limits): the
+first publish after a month ended compresses that month's entries files whole (xz, byte
+for byte), and a publish that finds months older than history_summary.KEEP_DAYS not yet
+summarised summarises them (`history.compact`, each entry proven); each replaces the branch by one commit of
 that tree, pushed with --force-with-lease against the tip it compacted, so a push that
 raced it is never overwritten (the compaction is then left to the next publish, and
 the racing publishers retry on top of the new commit as on any other). The history
@@ -293,7 +294,10 @@ def _compact_branch(wt: Path, remote: str, branch: str, newest: str, env: dict, 
                  cwd=wt).stdout.split("\0")
     whole = {Path(n).name[:7] for n in names if n.startswith(f"{HISTORY_DIR}/") and n.endswith(".json")
              and history.is_month_file(n) and not n.startswith(f"{HISTORY_DIR}/{history.RUNS_DIR}/")}
-    if not history.closed_months(whole | raw_samples.months(names), newest):
+    # a month that has ended is compressed whole (every month, at its first publish after);
+    # one 90 days old is summarised, with its raw samples (every published run has some, so
+    # their months say when a compressed month falls due)
+    if not (history.closed_months(whole, newest, 0) or history.closed_months(raw_samples.months(names), newest)):
         return None
     tip = _git(["rev-parse", "HEAD"], cwd=wt).stdout.strip()
     _full_checkout(wt)
@@ -304,7 +308,7 @@ def _compact_branch(wt: Path, remote: str, branch: str, newest: str, env: dict, 
     dropped = history.closed_months(raw_samples.months(names), newest)
     for month in dropped:
         shutil.rmtree(wt / raw_samples.DIR / month)
-    if not rep.files and not dropped:
+    if not rep.files and not rep.closed_files and not dropped:
         return None
     _git(["add", "-A"], cwd=wt)
     tree = _git(["write-tree"], cwd=wt).stdout.strip()
@@ -312,6 +316,9 @@ def _compact_branch(wt: Path, remote: str, branch: str, newest: str, env: dict, 
     if rep.files:
         done.append(f"history compacted: {', '.join(rep.months)} summarised ({rep.entries} entries, "
                     f"{rep.bytes_before / 2**20:.1f} MiB -> {rep.bytes_after / 2**20:.2f} MiB)")
+    if rep.closed_files:
+        done.append(f"{', '.join(rep.closed_months)} kept whole, compressed ({rep.closed_before / 2**20:.1f} MiB -> "
+                    f"{rep.closed_after / 2**20:.2f} MiB)")
     if dropped:
         done.append(f"raw samples of {', '.join(dropped)} deleted (older than {history_summary.KEEP_DAYS} days)")
     message = f"{'; '.join(done)}; the branch squashed to this one commit (it was {tip[:12]})"

@@ -44,8 +44,24 @@ def packed_bytes(remote: Path) -> int:
 
 def tree_bytes(remote: Path, branch: str = "gh-pages") -> int:
     """The size of the files the branch's tip holds."""
+    return sum(tree_parts(remote, branch).values())
+
+
+def tree_parts(remote: Path, branch: str = "gh-pages") -> dict[str, int]:
+    """The branch tip's bytes by part: run records, entries of the open months (plain),
+    closed months (compressed: whole, then summarised), raw samples, the rest."""
     out = git("--git-dir", remote, "ls-tree", "-r", "-l", branch)
-    return sum(int(line.split()[3]) for line in out.splitlines() if line.split()[3] != "-")
+    parts: dict[str, int] = {}
+    for line in out.splitlines():
+        meta, name = line.split("\t", 1)
+        size = meta.split()[3]
+        if size == "-":
+            continue
+        part = ("runs" if name.startswith("history/runs/") else "plain" if name.startswith("history/")
+                and name.endswith(".json") else "closed" if name.startswith("history/") else
+                "samples" if name.startswith("samples/") else "other")
+        parts[part] = parts.get(part, 0) + int(size)
+    return parts
 
 
 def _write_days(args) -> int:
@@ -128,10 +144,12 @@ def nights(remote: Path, work: Path, first_day: int, n: int, keys: list[dict], o
                         compact=compact, now=clock, log=lambda *a, **k: None)
         secs = time.perf_counter() - t
         after = packed_bytes(remote)
-        row = {"night": night + 1, "growth": after - before, "packed": after, "tree": tree_bytes(remote),
-               "publish_s": secs}
+        parts = tree_parts(remote)
+        row = {"night": night + 1, "growth": after - before, "packed": after, "tree": sum(parts.values()),
+               "parts": parts, "publish_s": secs}
         log(f"night {row['night']}: +{row['growth'] / 1024:,.0f} KiB packed (repository {after / 2**20:.1f} MiB, "
-            f"branch tree {row['tree'] / 2**20:.1f} MiB), publish {secs:.1f} s")
+            f"branch tree {row['tree'] / 2**20:.1f} MiB: "
+            f"{', '.join(f'{k} {v / 2**20:.1f}' for k, v in sorted(parts.items()))}), publish {secs:.1f} s")
         out.append(row)
         before = after
     return out

@@ -62,9 +62,13 @@ def test_old_months_are_summarised_and_the_site_shows_the_same(nights, tmp_path)
     p = subprocess.run([str(BENCH), "history", "compact", "--history", str(root)], capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
     assert "2 month(s) (2026-01, 2026-02) summarised" in p.stdout, p.stdout   # newest run: 2026-06-03
-    assert {f.name for f in _summaries(root)} == {"2026-01.json.xz", "2026-02.json.xz"}
-    assert sorted(p.relative_to(root).as_posix() for p in root.rglob("2026-0[12].json")) == \
-        ["runs/2026-01.json", "runs/2026-02.json"]     # run records are never summarised
+    assert "3 ended month(s) (2026-03, 2026-04, 2026-05) kept whole, compressed" in p.stdout, p.stdout
+    kinds = {f.name: history_summary.peek_kind(f.read_bytes()) for f in _summaries(root)}
+    assert set(kinds.items()) == {("2026-01.json.xz", "summary"), ("2026-02.json.xz", "summary"),
+                                  *((f"2026-0{m}.json.xz", "entries") for m in (3, 4, 5))}, kinds
+    assert sorted(p.relative_to(root).as_posix() for p in root.rglob("2026-0[1-5].json")) == \
+        [f"runs/2026-0{m}.json" for m in range(1, 6)]     # run records are never summarised nor compressed
+    assert [p.name for p in root.rglob("2026-06.json*") if "runs" not in p.parts] == ["2026-06.json"] * 2
     assert history.check(root) == [] and history.uncommitted(root) == []
     size_after = sum(p.stat().st_size for p, rel in history.history_files(root) if not rel.startswith("runs/"))
     assert size_after < 0.75 * size_before, (size_before, size_after)
@@ -74,7 +78,7 @@ def test_old_months_are_summarised_and_the_site_shows_the_same(nights, tmp_path)
     for old, new in zip(before.entries, after.entries):
         if old["date"] < "2026-03":   # summarised: the entry less min, max, mean, stddev and digest
             assert new == history_summary.project(old) and set(new["time_s"]) == {"median", "ci_low", "ci_high", "n"}
-        else:
+        else:   # kept whole, compressed or not
             assert new == old
 
     # every series, verdict, change point and chart the site showed, byte for byte
@@ -93,6 +97,22 @@ def test_old_months_are_summarised_and_the_site_shows_the_same(nights, tmp_path)
     with pytest.raises(BenchError, match="is summarised"):
         add_results(root, [tmp_path / "late.json"])
     assert history.check(root) == []
+
+    # a late run of an ended month kept whole (April: re-published, say) is appended to its
+    # compressed file, which stays compressed and whole; a later compaction summarises it
+    april = next(f for f in nights if json.loads(f.read_text())["env"]["timestamp"].startswith("2026-04"))
+    late = json.loads(april.read_text())
+    late["env"]["commit"] = "e" * 40
+    (tmp_path / "late-april.json").write_text(json.dumps(late))
+    rep = add_results(root, [tmp_path / "late-april.json"])
+    assert rep.runs_added and all(f.endswith(".json.xz") for f in rep.files_written if not f.startswith("runs/"))
+    assert not list(root.rglob("2026-04.json")) or [p.parent.name for p in root.rglob("2026-04.json")] == ["runs"]
+    assert history.check(root) == [] and history.compact(root).files == 0
+    again = history.load(root)
+    assert len(again.entries) == len(after.entries) + rep.entries_added
+    assert history.compact(root, newest="2026-09-01T00:00:00Z").months == ["2026-03", "2026-04", "2026-05"]
+    assert {history_summary.peek_kind(f.read_bytes()) for f in _summaries(root)} == {"summary", "entries"}
+    assert history.check(root) == [] and len(history.load(root).entries) == len(again.entries)
 
 
 def _rewrite(path: Path, change) -> None:
@@ -170,6 +190,32 @@ def test_an_interrupted_compaction_reads_the_whole_month_and_completes(nights, t
         [e for e in before.entries if e["date"] < "2026-02"]              # the whole month is read
     assert history.compact(root).files == len(whole)
     assert not any(p.exists() for p in whole) and history.uncommitted(root) == []
+
+
+def test_an_interrupted_compression_reads_the_plain_month_and_completes(nights, tmp_path):
+    """An ended month compressed whole, its plain file left beside (killed between the
+    two) and a late run appended to the plain one meanwhile: the plain file is read, and
+    compacting again replaces the stale compressed copy by it, losing nothing."""
+    root = tmp_path / "h"
+    add_results(root, nights)
+    plain = {p: p.read_bytes() for p, rel in history.history_files(root) if p.name == "2026-04.json"
+             and not rel.startswith("runs/")}
+    assert history.compact(root).closed_months == ["2026-03", "2026-04", "2026-05"]
+    for path, data in plain.items():
+        path.write_bytes(data)
+    assert history.check(root) == [] and any("interrupted" in w for w in history.uncommitted(root))
+    april = next(f for f in nights if json.loads(f.read_text())["env"]["timestamp"].startswith("2026-04"))
+    late = json.loads(april.read_text())
+    late["env"]["commit"] = "d" * 40
+    (tmp_path / "late.json").write_text(json.dumps(late))
+    rep = add_results(root, [tmp_path / "late.json"])
+    assert {f for f in rep.files_written if not f.startswith("runs/")} == \
+        {p.relative_to(root).as_posix() for p in plain}          # appended to the plain file, which is read
+    want = history.load(root)
+    again = history.compact(root)
+    assert (again.closed_files, again.files) == (len(plain), 0)
+    assert not any(p.exists() for p in plain) and history.uncommitted(root) == [] and history.check(root) == []
+    assert history.load(root) == want
 
 
 def _git(*args, cwd=None) -> str:

@@ -8,7 +8,9 @@ committed (the older layout) this case grew ~600 KiB a night; without it, 60-90 
 from __future__ import annotations
 
 import subprocess
+from pathlib import Path
 
+from benchpipe import history_summary
 from devtools import pagesgrowth, synthetic
 
 BOUND = 256 * 1024  # bytes a night may add to the packed repository, in this small case
@@ -39,14 +41,24 @@ def test_a_compacted_branch_stays_small_and_one_commit_deep(tmp_path):
     pagesgrowth.seed(remote, tmp_path, 130, keys, ("linux",), compact=True, jobs=2)
     files = subprocess.run(["git", "--git-dir", str(remote), "ls-tree", "-r", "--name-only", "gh-pages"],
                            capture_output=True, text=True, check=True).stdout.split()
-    assert "history/linux/cpu/2025-11.json.xz" in files and "history/linux/cpu/2025-12.json" in files
+    assert _kind(remote, "2025-11") == "summary" and _kind(remote, "2025-12") == "entries"   # ended: whole, xz
+    assert "history/linux/cpu/2026-03.json" in files and "history/linux/cpu/2026-03.json.xz" not in files
     # night 150 is 2026-03-31, 89 days after December ended; night 151 closes it: compaction
     rows = pagesgrowth.nights(remote, tmp_path, 150, 3, keys, ("linux",), detect=False, jobs=1, log=print)
     assert 0 < rows[0]["growth"] < BOUND and 0 < rows[2]["growth"] < BOUND, rows
     assert rows[1]["growth"] < 0 and rows[1]["tree"] < rows[0]["tree"], rows   # December summarised
     files = subprocess.run(["git", "--git-dir", str(remote), "ls-tree", "-r", "--name-only", "gh-pages"],
                            capture_output=True, text=True, check=True).stdout.split()
-    assert "history/linux/cpu/2025-12.json.xz" in files and "history/linux/cpu/2025-12.json" not in files
+    assert _kind(remote, "2025-12") == "summary" and "history/linux/cpu/2025-12.json" not in files
+    assert _kind(remote, "2026-03") == "entries" and "history/linux/cpu/2026-03.json" not in files
     count = subprocess.run(["git", "--git-dir", str(remote), "rev-list", "--count", "gh-pages"],
                            capture_output=True, text=True, check=True).stdout.strip()
     assert count == "2", count   # the compaction's one commit, and the night after it
+
+
+def _kind(remote: Path, month: str) -> str | None:
+    """The kind of the branch's closed cpu file of a month (summary, or entries: whole)."""
+    blob = subprocess.run(["git", "--git-dir", str(remote), "cat-file", "blob",
+                           f"gh-pages:history/linux/cpu/{month}{history_summary.SUFFIX}"],
+                          capture_output=True, check=True).stdout
+    return history_summary.peek_kind(blob)

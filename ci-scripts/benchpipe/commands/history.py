@@ -30,7 +30,8 @@ def add_arguments(p):
     m.add_argument("--history", required=True, type=Path, help="the history directory")
     k = sub.add_parser("compact", help="summarise each month that ended more than --keep-days before the newest run: "
                                        "medians, intervals, counts and every other field kept, min/max/mean/stddev "
-                                       "and entry digests dropped, xz-compressed (each entry proven first)")
+                                       "and entry digests dropped, xz-compressed (each entry proven first); a month that "
+                                       "has ended but is younger is kept whole, xz-compressed")
     k.add_argument("--history", required=True, type=Path, help="the history directory")
     k.add_argument("--keep-days", type=_days, default=history_summary.KEEP_DAYS,
                    help=f"days of whole entries kept (default: {history_summary.KEEP_DAYS})")
@@ -76,14 +77,20 @@ def run(args) -> int:
         if not args.history.is_dir():
             raise BenchError(f"{args.history}: no such history directory")
         rep = history.compact(args.history, args.keep_days)
-        if not rep.files:
+        if not rep.files and not rep.closed_files:
             print(f"{args.history}: no month to summarise (every month ended within {args.keep_days} days of the "
-                  "newest run, or is summarised already)")
+                  "newest run, or is summarised already) and no ended month to compress")
             return 0
-        dropped = f"; {rep.left_out} entries of runs without a run record left out" if rep.left_out else ""
-        print(f"{args.history}: {rep.files} file(s) of {len(rep.months)} month(s) ({', '.join(rep.months)}) summarised, "
-              f"{rep.entries} entries, {rep.bytes_before / 2**20:.1f} MiB -> {rep.bytes_after / 2**20:.2f} MiB{dropped}; "
-              "every entry proven to read back less its min, max, mean, stddev and digest")
+        if rep.files:
+            dropped = f"; {rep.left_out} entries of runs without a run record left out" if rep.left_out else ""
+            print(f"{args.history}: {rep.files} file(s) of {len(rep.months)} month(s) ({', '.join(rep.months)}) "
+                  f"summarised, {rep.entries} entries, {rep.bytes_before / 2**20:.1f} MiB -> "
+                  f"{rep.bytes_after / 2**20:.2f} MiB{dropped}; every entry proven to read back less its min, max, "
+                  "mean, stddev and digest")
+        if rep.closed_files:
+            print(f"{args.history}: {rep.closed_files} file(s) of {len(rep.closed_months)} ended month(s) "
+                  f"({', '.join(rep.closed_months)}) kept whole, compressed, {rep.closed_before / 2**20:.1f} MiB -> "
+                  f"{rep.closed_after / 2**20:.2f} MiB; each read back as written")
         return 0
     rep = add_results(args.history, args.results)
     if args.data_js:
