@@ -84,7 +84,7 @@ def month_of(date: str) -> str:
 
 
 def is_month_file(path: str) -> bool:
-    """A history file's name: <YYYY-MM>.json, or <YYYY-MM>.json.xz (a summarised month)."""
+    """A history file's name: <YYYY-MM>.json, or <YYYY-MM>.json.xz (a closed month)."""
     return bool(_MONTH_FILE.match(Path(path).name))
 
 
@@ -125,6 +125,8 @@ def read_text(path: Path) -> str:
         except (OSError, UnicodeDecodeError) as err:
             raise BenchError(f"{path}: cannot read: {err}") from None
     try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise BenchError(f"{path}: more than {MAX_FILE_BYTES} bytes")
         data = path.read_bytes()
     except OSError as err:
         raise BenchError(f"{path}: cannot read: {err}") from None
@@ -684,17 +686,24 @@ def compact(root, keep_days: int = history_summary.KEEP_DAYS, newest: str | None
             if doc["kind"] != "entries":
                 continue
             if name in ended:
-                if is_rows(doc):   # a history/1 file stays as it is until `history migrate`
-                    _compress_closed(root, path, rel, doc, month, report)
+                if not is_rows(doc):   # history/1: compressed as history/2, proven (as migrate does)
+                    if any(e["run"] not in month for e in doc["entries"]):
+                        continue   # entries of an interrupted add: left as they are, as migrate leaves them
+                    doc = _as_history_2(path, doc, rel, month)
+                _compress_closed(root, path, rel, doc, month, report)
                 continue
             entries = file_entries(doc, month) if is_rows(doc) else [e for e in doc["entries"] if e["run"] in month]
             total = len(_entry_keys(doc))
             summary = _summarised(doc, entries, month)
             text = serialise(summary)
             out = root / summary_rel(rel)
-            if out != path and out.exists() and read_doc(out) != summary and _peek_kind(out) == history_summary.KIND:
-                raise BenchError(f"{out}: a summarised file of this month is there and differs from what "
-                                 f"{path.name} summarises to; nothing was written (check both with git)")
+            if out != path and out.exists():
+                if history_summary.is_summary(read_doc(out)):
+                    if read_doc(out) != summary:
+                        raise BenchError(f"{out}: a summarised file of this month is there and differs from what "
+                                         f"{path.name} summarises to; nothing was written (check both with git)")
+                else:
+                    _refuse_stale_plain(out, path, read_text(path))
             # each row was just proven to be an entry that checked, less what a summary drops:
             # its form and place are checked here, its rows not validated one by one again
             _VALID_RECORDS.add(summary["digest"])
@@ -702,11 +711,12 @@ def compact(root, keep_days: int = history_summary.KEEP_DAYS, newest: str | None
             if found:
                 raise BenchError(f"{path}: internal error: its summary does not check: {found[0]}; nothing was written")
             data = history_summary.compress(text)
+            size_before = path.stat().st_size
             atomic_write_bytes(out, data)
             report.files += 1
             report.entries += len(entries)
             report.left_out += total - len(entries)
-            report.bytes_before += path.stat().st_size
+            report.bytes_before += size_before
             report.bytes_after += len(data)
             report.months = sorted({*report.months, name})
             if out != path:
@@ -716,22 +726,42 @@ def compact(root, keep_days: int = history_summary.KEEP_DAYS, newest: str | None
 
 def _peek_kind(path: Path) -> str | None:
     try:
-        return history_summary.peek_kind(path.read_bytes())
+        with path.open("rb") as f:
+            return history_summary.peek_kind(f.read(history_summary.PEEK_BYTES))
     except OSError:
         return None
 
 
+def _records_text(text: str) -> str:
+    """A history file's text up to its closing bracket: what an append keeps byte for byte."""
+    return text[: text.rindex("\n]}")] if "\n]}" in text else text
+
+
+def _refuse_stale_plain(out: Path, plain: Path, text: str) -> None:
+    """A plain month file may replace its compressed whole copy only when it holds every
+    record of the copy (an interrupted compaction: the copy was made from it, and a late
+    run was appended to it since); a plain file restored from an older commit beside a
+    copy that took a late run would otherwise lose that run."""
+    if out.exists() and _peek_kind(out) != history_summary.KIND and \
+            not text.startswith(_records_text(read_text(out))):
+        raise BenchError(f"{out}: this compressed month holds records that {plain.name} beside it lacks; nothing was "
+                         "written (keep the one that holds every run: check both with git)")
+
+
 def _compress_closed(root: Path, path: Path, rel: str, doc: dict, runs: dict[str, dict],
                      report: CompactReport) -> None:
-    """A closed month kept whole: its file's very text, xz-compressed as <YYYY-MM>.json.xz,
-    read back and checked before the plain file is removed (a crash between leaves both,
-    the plain one read). Nothing is dropped: every statistic and digest stays, and a late
-    run of the month is still appended (add)."""
+    """A closed month kept whole: its history/2 text (the file's very text, or a history/1
+    file's as migrate writes it), xz-compressed as <YYYY-MM>.json.xz, read back and checked
+    before the plain file is removed (a crash between leaves both, the plain one read).
+    Nothing is dropped: every statistic and digest stays, and a late run of the month is
+    still appended (add)."""
     text = read_text(path)
+    text = text if is_rows(strictjson.loads(text, str(path))) else serialise(doc)
     out = root / summary_rel(rel)
     if out.exists() and history_summary.is_summary(read_doc(out)):
         raise BenchError(f"{out}: month {doc['month']} is summarised already beside {path.name}; nothing was "
                          "written (check both with git)")
+    _refuse_stale_plain(out, path, text)
     data = history_summary.compress(text)
     back = strictjson.loads(history_summary.decompress(data, str(out), MAX_FILE_BYTES), str(out))
     found = file_problems(out, back, summary_rel(rel), runs) if back == doc else ["it does not read back"]
@@ -832,6 +862,11 @@ def check(root) -> list[str]:
             continue
         found = _problems_or_malformed(path, doc, rel, runs.get(path.name[:7], {}))
         problems.extend(f"{path}: {p}" for p in found)
+    for plain in _interrupted_compactions(history_files(root)):
+        try:
+            _refuse_stale_plain(plain.with_name(plain.stem + history_summary.SUFFIX), plain, read_text(plain))
+        except BenchError as err:   # the plain file is read, and would lose the copy's late runs
+            problems.append(str(err).replace("; nothing was written", ""))
     return problems
 
 
@@ -866,8 +901,8 @@ def uncommitted(root) -> list[str]:
 
 
 def _interrupted_compactions(files: list[tuple[Path, str]]) -> list[Path]:
-    """Of history_files' list, the full month files whose summarised copy was written and
-    which were not yet removed."""
+    """Of history_files' list, the plain month files whose compacted copy (summarised, or
+    compressed whole) was written and which were not yet removed."""
     there = {p for p, _ in files}
     return [p for p, _ in files if p.suffix == ".json" and p.with_name(p.stem + history_summary.SUFFIX) in there]
 
@@ -944,20 +979,15 @@ def migrate(root) -> MigrateReport:
     with file_lock(root):
         runs = _run_records(root)
         for path, rel in history_files(root):
+            if is_compressed(path):
+                continue   # a closed month: history/2, or summarised
             doc = strictjson.read(path, max_bytes=MAX_FILE_BYTES)
             if doc.get("kind") != "entries" or is_rows(doc):
                 continue
             month = runs.get(doc["month"], {})
             if any(e["run"] not in month for e in doc["entries"]):
                 continue
-            new = _appended({**{k: v for k, v in doc.items() if k != "entries"}, "schema": history_rows.SCHEMA,
-                             "rows": []}, doc["entries"], month)
-            if [canonical(e) for e in file_entries(new, month)] != [canonical(e) for e in doc["entries"]]:
-                raise BenchError(f"{path}: internal error: its history/2 form does not read back as it was; "
-                                 "nothing was written to it")
-            problems = file_problems(path, new, rel, month)
-            if problems:
-                raise BenchError(f"{path}: internal error: its history/2 form does not check: {problems[0]}")
+            new = _as_history_2(path, doc, rel, month)
             text = serialise(new)
             report.files += 1
             report.entries += len(doc["entries"])
@@ -965,6 +995,20 @@ def migrate(root) -> MigrateReport:
             report.bytes_after += len(text.encode("utf-8"))
             atomic_write_text(path, text)
     return report
+
+
+def _as_history_2(path: Path, doc: dict, rel: str, runs: dict[str, dict]) -> dict:
+    """A history/1 entries file's history/2 form (every entry's run in `runs`), proven to
+    read back entry for entry and to check."""
+    new = _appended({**{k: v for k, v in doc.items() if k != "entries"}, "schema": history_rows.SCHEMA,
+                     "rows": []}, doc["entries"], runs)
+    if [canonical(e) for e in file_entries(new, runs)] != [canonical(e) for e in doc["entries"]]:
+        raise BenchError(f"{path}: internal error: its history/2 form does not read back as it was; "
+                         "nothing was written to it")
+    problems = file_problems(path, new, rel, runs)
+    if problems:
+        raise BenchError(f"{path}: internal error: its history/2 form does not check: {problems[0]}")
+    return new
 
 
 # --------------------------------------------------------------------------- what entries are shown by

@@ -83,25 +83,28 @@ def compress(text: str) -> bytes:
     return lzma.compress(text.encode("utf-8"), format=lzma.FORMAT_XZ, preset=9)
 
 
-_KIND = re.compile(rb'^\{[^\[]*?"kind":"([a-z]+)"')
+# the exact starts of the two kinds as written (canonical JSON: keys sorted, no spaces)
+_STARTS = {"entries": re.compile(rb'^\{"kind":"entries","month":"'),
+           KIND: re.compile(rb'^\{"count":[0-9]+,"digest":"[0-9a-f]+","kind":"summary","month":"')}
+PEEK_BYTES = 64 * 1024
 
 
 def peek_kind(data: bytes) -> str | None:
     """The kind of a closed month's file ("summary", or "entries": whole) from the start
-    of its text alone (canonical JSON: the header's keys come before the rows), so that
-    years of summaries need not be decompressed to find the few that are not; None when
-    it cannot tell (read the file then)."""
+    of its text alone, so that years of summaries need not be decompressed to find the
+    few that are not; None when the start is not one written here (read the file then:
+    a hand-made header, a repeated key, is never taken on trust)."""
     try:
-        head = lzma.LZMADecompressor(format=lzma.FORMAT_XZ).decompress(data, max_length=4096)
-    except lzma.LZMAError:
+        head = lzma.LZMADecompressor(format=lzma.FORMAT_XZ).decompress(data[:PEEK_BYTES], max_length=4096)
+    except (lzma.LZMAError, EOFError):
         return None
-    m = _KIND.match(head)
-    return m.group(1).decode() if m else None
+    return next((kind for kind, start in _STARTS.items() if start.match(head)), None)
 
 
 def decompress(data: bytes, what: str, max_bytes: int) -> str:
-    """The text of a summarised file; one BenchError for anything that is not xz of
-    UTF-8 text within max_bytes (a decompression bomb stops at the limit)."""
+    """The text of a closed month's file (summarised or whole); one BenchError for
+    anything that is not one xz stream of UTF-8 text within max_bytes (a decompression
+    bomb stops at the limit)."""
     dec = lzma.LZMADecompressor(format=lzma.FORMAT_XZ)
     try:
         out = dec.decompress(data, max_length=max_bytes + 1)
@@ -111,6 +114,8 @@ def decompress(data: bytes, what: str, max_bytes: int) -> str:
         raise BenchError(f"{what}: more than {max_bytes} bytes once decompressed")
     if not dec.eof:
         raise BenchError(f"{what}: a truncated xz file")
+    if dec.unused_data:   # a second stream or trailing bytes: not one file as written here
+        raise BenchError(f"{what}: data after the end of the xz stream")
     try:
         return out.decode("utf-8")
     except UnicodeDecodeError as err:

@@ -29,7 +29,7 @@ the racing publishers retry on top of the new commit as on any other). The histo
 files are the record; the branch's git log of nightly commits is not kept.
 
 Branch layout: history/ (Contract 3), samples/ (each run's raw per-run values, kept
-while its month is whole: raw_samples), dev/bench/data.js (github-action-benchmark),
+90 days: raw_samples), dev/bench/data.js (github-action-benchmark),
 cache/changepoints.json (publish_cache: what a render on a fresh machine need not
 search again; committed after the render, when series filled new windows), .gitignore.
 The site of an older layout (pages, assets/, charts/, data/, .cache/ at the root) is
@@ -54,10 +54,10 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from benchpipe import compare, history, history_summary, publish_cache, publish_lock, raw_samples, results, site
+from benchpipe import compare, history, history_summary, publish_cache, publish_lock, raw_samples, results, site, strictjson
 from benchpipe.errors import BenchError
 from benchpipe.export import data_js
 from benchpipe.fsutil import atomic_write_bytes, swap_dir
@@ -85,12 +85,13 @@ def is_local(remote: str) -> bool:
     return "://" not in remote and not re.match(r"^[\w.-]+@[\w.-]+:", remote)
 
 
-def _git(args, cwd=None, check=True, env=None) -> subprocess.CompletedProcess:
+def _git(args, cwd=None, check=True, env=None, input: str | None = None) -> subprocess.CompletedProcess:
     exe = shutil.which("git")
     if not exe:
         raise BenchError("git not found: install git")
-    # stdin: nothing (git mktree reads it; no git command here may wait on a terminal)
-    p = subprocess.run([exe, *args], cwd=cwd, capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL)
+    # stdin: `input`, or nothing (no git command here may wait on a terminal)
+    p = subprocess.run([exe, *args], cwd=cwd, capture_output=True, text=True, env=env, input=input,
+                       stdin=subprocess.DEVNULL if input is None else None)
     if check and p.returncode != 0:
         tail = " | ".join((p.stderr or p.stdout).strip().splitlines()[-2:])
         raise BenchError(f"git {' '.join(args[:2])} failed (exit {p.returncode}): {tail}")
@@ -203,10 +204,11 @@ def publish(remote: str, branch: str, results_paths, *, site_url: str = "", repo
         _init_tree(wt, sparse_paths(docs))
         lock = publish_lock.acquire(_git, wt, remote, branch, env, deadline, log)
         try:
+            newest = _clock(docs, now, log) if compact else None
             wt, runs_added, commit, attempts = _push_data(work, remote, branch, docs, versus, repo_url,
-                                                          (retries, deadline), max_items, env, log)
-            if compact:   # under the lock too: a publisher landing meanwhile would fail its lease
-                _compact_or_say(wt, remote, branch, docs, now, env, log)
+                                                          (retries, deadline), max_items, env, log, newest)
+            if newest:   # under the lock too: a publisher landing meanwhile would fail its lease
+                _compact_or_say(wt, remote, branch, newest, env, log)
         except _GaveUp as gave_up:
             raise BenchError(f"{gave_up}; nothing of these runs was pushed, and nothing is lost: publish them "
                              f"again with `{republish_command(remote, branch, paths, max_items)}` (idempotent: runs that "
@@ -266,16 +268,21 @@ def _push(wt: Path, remote: str, branch: str, message: str, env: dict) -> str | 
 
 
 
-def _compact_or_say(wt: Path, remote: str, branch: str, docs, now: datetime | None, env: dict, log) -> None:
-    """The monthly compaction, which is optional: any problem is one line in the log, and
-    the publish (whose data has landed) goes on. Its clock is the newest run given, but
+def _clock(docs, now: datetime | None, log) -> str | None:
+    """The clock of compaction and of the raw samples' 90 days: the newest run given, but
     never later than now (a results file dated in the future must not summarise the
-    current months; `now`: a synthetic clock, for simulations)."""
+    current months; `now`: a synthetic clock, for simulations). None: no such clock."""
     newest = max(history.utc_date(doc["env"]["timestamp"]) for _, doc in docs)
     clock = (now or datetime.now(timezone.utc)).strftime("%Y-%m-%dT%H:%M:%SZ")
     if newest > clock:
         log(f"publish: a run is dated {newest}, after now ({clock}); no compaction by this publish")
-        return
+        return None
+    return newest
+
+
+def _compact_or_say(wt: Path, remote: str, branch: str, newest: str, env: dict, log) -> None:
+    """The compaction, which is optional: any problem is one line in the log, and the
+    publish (whose data has landed) goes on."""
     try:
         _compact_branch(wt, remote, branch, newest, env, log)
     except BenchError as err:
@@ -283,21 +290,26 @@ def _compact_or_say(wt: Path, remote: str, branch: str, docs, now: datetime | No
 
 
 def _compact_branch(wt: Path, remote: str, branch: str, newest: str, env: dict, log) -> str | None:
-    """Summarise the branch's months that ended KEEP_DAYS before `newest` (the date of the
-    newest run this publisher was given: never a date read from the branch, where a
-    hand-made far-future run record would summarise everything) and replace the branch by
+    """Compress the branch's months that have ended and summarise those that ended
+    KEEP_DAYS before `newest` (the date of the newest run this publisher was given: never
+    a date read from the branch, where a hand-made far-future run record would summarise
+    everything), delete the raw samples of months that old, and replace the branch by
     one commit of the compacted tree (see the module's doc). Returns the new commit, or
     None (nothing to do, or the branch moved: left to the next publish)."""
     if _git(["rev-parse", "--verify", "--quiet", "HEAD"], cwd=wt, check=False).returncode != 0:
         return None
     names = _git(["ls-tree", "-r", "-z", "--name-only", "HEAD", "--", HISTORY_DIR, raw_samples.DIR],
                  cwd=wt).stdout.split("\0")
-    whole = {Path(n).name[:7] for n in names if n.startswith(f"{HISTORY_DIR}/") and n.endswith(".json")
-             and history.is_month_file(n) and not n.startswith(f"{HISTORY_DIR}/{history.RUNS_DIR}/")}
-    # a month that has ended is compressed whole (every month, at its first publish after);
-    # one 90 days old is summarised, with its raw samples (every published run has some, so
-    # their months say when a compressed month falls due)
-    if not (history.closed_months(whole, newest, 0) or history.closed_months(raw_samples.months(names), newest)):
+    entries = [n for n in names if n.startswith(f"{HISTORY_DIR}/") and history.is_month_file(n)
+               and not n.startswith(f"{HISTORY_DIR}/{history.RUNS_DIR}/")]
+    whole = {Path(n).name[:7] for n in entries if n.endswith(".json")}
+    closed = {Path(n).name[:7]: n for n in sorted(entries) if history.is_compressed(n)}   # a file a month
+    # a month that has ended is compressed whole (at the first publish after it ended); one
+    # KEEP_DAYS old is summarised, and its raw samples go. Compaction does every due month
+    # at once, so the newest due month's kind tells whether any is still whole (one blob).
+    due = history.closed_months(closed, newest)
+    if not (history.closed_months(whole, newest, 0) or history.closed_months(raw_samples.months(names), newest)
+            or (due and _blob_kind(wt, closed[due[-1]]) == "entries")):
         return None
     tip = _git(["rev-parse", "HEAD"], cwd=wt).stdout.strip()
     _full_checkout(wt)
@@ -336,6 +348,51 @@ def _compact_branch(wt: Path, remote: str, branch: str, newest: str, env: dict, 
     return commit
 
 
+def _blob_kind(wt: Path, path: str) -> str | None:
+    """The kind of a closed month's file in HEAD (history_summary.peek_kind)."""
+    p = subprocess.run(["git", "cat-file", "blob", f"HEAD:{path}"], cwd=wt, capture_output=True, check=False)
+    return history_summary.peek_kind(p.stdout) if p.returncode == 0 else None
+
+
+def _expire_samples(wt: Path, newest: str) -> int:
+    """Take out of the next commit the raw samples of runs dated more than KEEP_DAYS before
+    `newest`, each night, so that the branch holds 90 days of them (not up to 120, as when
+    a month's went only with its summary). They are not on disk (sparse checkout): they
+    leave the index. A run's date is its run record's, read from the commit
+    (history/runs/<YYYY-MM>.json) for a month that straddles the cut; a file whose run has
+    no record stays. Returns how many went."""
+    cut_dt = datetime.fromisoformat(newest.replace("Z", "+00:00")) - timedelta(days=history_summary.KEEP_DAYS)
+    cut = cut_dt.strftime("%Y-%m-%dT%H:%M:%SZ")
+    names = _git(["ls-tree", "-r", "-z", "--name-only", "HEAD", "--", raw_samples.DIR], cwd=wt,
+                 check=False).stdout.split("\0")
+    by_month: dict[str, list[str]] = {}
+    for n in names:
+        if raw_samples.months([n]):
+            by_month.setdefault(n.split("/")[1], []).append(n)
+    gone = []
+    for month, files in sorted(by_month.items()):
+        if history.month_end(month) <= cut_dt:
+            gone += files
+        elif f"{month}-01T00:00:00Z" < cut:
+            gone += [f for f, d in zip(files, _run_dates(wt, month, files)) if d is not None and d < cut]
+    if gone:
+        _git(["rm", "--cached", "--quiet", "--sparse", "--ignore-unmatch", "--pathspec-from-file=-",
+              "--pathspec-file-nul"], cwd=wt, input="\0".join(gone))
+    return len(gone)
+
+
+def _run_dates(wt: Path, month: str, files: list[str]) -> list[str | None]:
+    """The date of each samples file's run, from the month's run records in HEAD."""
+    p = _git(["cat-file", "blob", f"HEAD:{HISTORY_DIR}/{history.RUNS_DIR}/{month}.json"], cwd=wt, check=False)
+    try:
+        doc = strictjson.loads(p.stdout, "run records") if p.returncode == 0 else {}
+        dates = {r["run"]: r["date"] for r in doc.get("runs", []) if isinstance(r, dict)
+                 and isinstance(r.get("run"), str) and isinstance(r.get("date"), str)}
+    except (BenchError, AttributeError):
+        dates = {}
+    return [dates.get(Path(f).name[: -len(history_summary.SUFFIX)]) for f in files]
+
+
 def _drop_legacy_site(wt: Path) -> None:
     for pattern in LEGACY_SITE:
         for path in wt.glob(pattern):
@@ -345,12 +402,13 @@ def _drop_legacy_site(wt: Path) -> None:
                 path.unlink()
 
 
-def _push_data(work, remote, branch, docs, versus, repo_url, limits, max_items, env, log):
+def _push_data(work, remote, branch, docs, versus, repo_url, limits, max_items, env, log, expire_from=None):
     """History entries and data.js, without rendering anything, so a race costs a fetch
     of what is new and a `history add` of the few files these runs touch (a sparse
     checkout, kept from one attempt to the next). Returns the work tree at the tip that
     holds them, the runs added, the commit (None: nothing new) and the attempts; gives
-    up (_GaveUp) after `limits` = (attempts, monotonic deadline)."""
+    up (_GaveUp) after `limits` = (attempts, monotonic deadline). expire_from: the clock
+    of the raw samples' KEEP_DAYS (None: none expire)."""
     retries, deadline = limits
     wt = work / "data"
     sparse = sparse_paths(docs)
@@ -368,8 +426,10 @@ def _push_data(work, remote, branch, docs, versus, repo_url, limits, max_items, 
                 (wt / raw_samples.rel_of(doc)).parent.mkdir(parents=True, exist_ok=True)
                 atomic_write_bytes(wt / raw_samples.rel_of(doc), raw_samples.data(doc))
         _drop_legacy_site(wt)
+        expired = _expire_samples(wt, expire_from) if expire_from else 0
         runs = ", ".join(rep.runs_added[:4]) + (f" and {len(rep.runs_added) - 4} more" if len(rep.runs_added) > 4 else "")
-        commit = _push(wt, remote, branch, f"bench publish: {runs}", env)
+        gone = f"; raw samples of {expired} run(s) older than {history_summary.KEEP_DAYS} days removed" if expired else ""
+        commit = _push(wt, remote, branch, f"bench publish: {runs}{gone}", env)
         if commit:
             log(f"publish: pushed {commit[:12]} to {branch} ({len(rep.runs_added)} run(s), attempt {attempt})")
             return wt, rep.runs_added, commit, attempt

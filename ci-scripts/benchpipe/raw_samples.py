@@ -13,10 +13,11 @@ summary was made of, one file per run:
 
 hyperfine's per-run wall, user and system times and peak memory, and each compared
 metric's per-run values (metrics.METRICS: the program's own window, its CPU time,
-instructions where counted), in run order, as the results file had them. A month's
-samples are deleted when its entries are summarised (history_summary.KEEP_DAYS after
-it ends): at ~100 KB a full-size run they would pass GitHub's size limits within a few
-years, and the results files themselves stay in each run's workflow artifacts."""
+instructions where counted), in run order, as the results file had them. A run's
+samples leave the branch with the first publish more than history_summary.KEEP_DAYS
+after it (publish._expire_samples, night by night): at ~90 KB a full-size run they
+would pass GitHub's size limits within a few years, and the results files themselves
+stay in each run's workflow artifacts."""
 
 from __future__ import annotations
 

@@ -175,6 +175,80 @@ def test_a_broken_xz_file_is_one_line(nights, tmp_path, data):
         history.load(root)
 
 
+def test_a_compressed_month_with_a_second_stream_or_trailing_bytes_is_one_line(nights, tmp_path):
+    root = tmp_path / "h"
+    add_results(root, nights)
+    history.compact(root)
+    whole = root / "linux" / "cpu" / "2026-04.json.xz"
+    data = whole.read_bytes()
+    for tail in (b"garbage", lzma.compress(b"{}")):
+        whole.write_bytes(data + tail)
+        found = [f for f in history.check(root) if str(whole) in f]
+        assert len(found) == 1 and "data after the end of the xz stream" in found[0], found
+        with pytest.raises(BenchError, match="data after the end"):
+            history.load(root)
+
+
+def test_a_stale_plain_month_beside_a_fuller_compressed_one_loses_nothing(nights, tmp_path):
+    """A plain file restored from an older commit beside a compressed whole month that
+    took a late run since: `check` says so, compaction refuses to replace the copy, and
+    the late run is still there once the stale file is removed."""
+    root = tmp_path / "h"
+    add_results(root, nights)
+    plain = root / "linux" / "cpu" / "2026-04.json"
+    old = plain.read_bytes()
+    history.compact(root)
+    april = next(f for f in nights if json.loads(f.read_text())["env"]["timestamp"].startswith("2026-04"))
+    late = json.loads(april.read_text())
+    late["env"]["commit"] = "c" * 40
+    (tmp_path / "late.json").write_text(json.dumps(late))
+    add_results(root, [tmp_path / "late.json"])
+    want = history.load(root)
+    plain.write_bytes(old)                         # the stale copy, back from git
+    found = [f for f in history.check(root) if "2026-04.json.xz" in f]
+    assert len(found) == 1 and "holds records that 2026-04.json beside it lacks" in found[0], found
+    with pytest.raises(BenchError, match="holds records that 2026-04.json beside it lacks"):
+        history.compact(root)
+    plain.unlink()
+    assert history.check(root) == [] and history.load(root) == want
+
+
+def test_an_ended_history_1_month_is_compressed_as_history_2_and_migrate_skips_closed_months(nights, tmp_path):
+    from test_history_format import as_history_1
+    root = tmp_path / "h"
+    add_results(root, nights)
+    as_history_1(root)
+    before = history.load(root)
+    rep = history.compact(root)
+    assert rep.closed_months == ["2026-03", "2026-04", "2026-05"] and rep.months == ["2026-01", "2026-02"]
+    whole = root / "linux" / "cpu" / "2026-04.json.xz"
+    assert json.loads(lzma.decompress(whole.read_bytes()))["schema"] == "gorust-bench.history/2"
+    assert history.check(root) == []
+    after = history.load(root)
+    assert [e for e in after.entries if e["date"] >= "2026-03"] == [e for e in before.entries if e["date"] >= "2026-03"]
+    mig = history.migrate(root)                      # the current month only; closed ones are skipped
+    assert mig.files and history.check(root) == [] and history.load(root) == after
+    # sizes reported as they were: a whole month summarised in place is not its own summary's size
+    due = history.compact(root, newest="2026-08-15T00:00:00Z")
+    assert due.months == ["2026-03", "2026-04"] and due.bytes_before > due.bytes_after > 0
+
+
+def test_a_hand_made_header_does_not_fool_the_compaction(nights, tmp_path):
+    """peek_kind takes only the starts written here on trust: a whole month whose header
+    says kind twice ("summary", then "entries", which JSON keeps) is read, and summarised
+    when due like any other."""
+    root = tmp_path / "h"
+    add_results(root, nights)
+    history.compact(root)
+    whole = root / "linux" / "cpu" / "2026-03.json.xz"
+    text = lzma.decompress(whole.read_bytes()).decode()
+    assert text.startswith('{"kind":"entries",')
+    whole.write_bytes(lzma.compress(('{"kind":"summary",' + text[1:]).encode()))
+    assert history_summary.peek_kind(whole.read_bytes()) is None
+    assert "2026-03" in history.compact(root, newest="2026-07-15T00:00:00Z").months
+    assert history_summary.peek_kind(whole.read_bytes()) == "summary"
+
+
 def test_an_interrupted_compaction_reads_the_whole_month_and_completes(nights, tmp_path):
     root = tmp_path / "h"
     add_results(root, nights)
@@ -235,16 +309,21 @@ def test_publish_compacts_once_and_squashes_the_branch(nights, tmp_path):
     lines = []
     rep = publish.publish(str(remote), "gh-pages", nights[-1:], out=tmp_path / "site", jobs=1, detect=False,
                           log=lines.append)
-    assert rep.pushed and any("history compacted: 2026-01, 2026-02" in ln and "raw samples of 2026-01, 2026-02 deleted"
-                              in ln for ln in lines), lines
+    assert rep.pushed and any("history compacted: 2026-01, 2026-02 summarised" in ln and
+                              "2026-03, 2026-04, 2026-05 kept whole, compressed" in ln for ln in lines), lines
     assert int(_git("--git-dir", remote, "rev-list", "--count", "gh-pages")) == 1   # squashed
     files = _git("--git-dir", remote, "ls-tree", "-r", "--name-only", "gh-pages").split()
     assert "history/linux/cpu/2026-01.json.xz" in files and "history/linux/cpu/2026-01.json" not in files
-    # raw samples: every run of the last 90 days (whole months) kept, those of summarised months deleted
+    # raw samples: every run of the last 90 days kept, older ones gone with the publish's own
+    # commit (2026-03-01's too: the newest run is 2026-06-04)
     samples = {f.split("/")[1] for f in files if f.startswith("samples/")}
     assert samples == {"2026-03", "2026-04", "2026-05", "2026-06"}, samples
-    assert sum(f.startswith("samples/") for f in files) == sum(
-        json.loads(f.read_text())["env"]["timestamp"] >= "2026-03" for f in nights)
+    stamps = sorted(json.loads(f.read_text())["env"]["timestamp"] for f in nights)
+    cut = (datetime.fromisoformat(stamps[-1].replace("Z", "+00:00")) - timedelta(days=90)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    assert "2026-03-01" < cut <= "2026-03-06T02:00:00Z"   # 2026-03-06's run is 90 days old: kept
+    assert sum(f.startswith("samples/") for f in files) == sum(t >= cut for t in stamps) < sum(t >= "2026-03" for t in stamps)
+    pushed = _git("--git-dir", remote, "log", "-1", "--format=%B", "gh-pages")
+    assert "raw samples of" not in pushed   # the squash commit says what it did
     co = tmp_path / "co"
     _git("clone", "--quiet", "--branch", "gh-pages", remote, co)
     assert history.check(co / "history") == [] and len(history.load(co / "history").runs) == len(nights)
@@ -252,6 +331,27 @@ def test_publish_compacts_once_and_squashes_the_branch(nights, tmp_path):
     # the next publish finds nothing to compact and pushes on top of the squashed commit
     again = publish.publish(str(remote), "gh-pages", nights[-1:], log=lines.append)
     assert not again.pushed and int(_git("--git-dir", remote, "rev-list", "--count", "gh-pages")) == 1
+
+
+def test_a_month_kept_whole_is_summarised_when_due_without_samples_to_say_so(nights, tmp_path):
+    """The publish that finds a compressed whole month due compacts, though no plain month
+    has just ended and its raw samples are gone (they expire night by night): the newest
+    due month's kind is read from the branch; the night before, nothing is due."""
+    remote = tmp_path / "pages.git"
+    _seed_branch(remote, tmp_path, nights[:-1])
+    publish.publish(str(remote), "gh-pages", nights[-1:], log=lambda *a: None)   # 2026-06-04: March kept whole
+    wt = tmp_path / "wt"
+    _git("clone", "--quiet", "--branch", "gh-pages", remote, wt)
+    _git("rm", "-r", "-q", "samples", cwd=wt)
+    _git("-c", "user.name=t", "-c", "user.email=t@localhost", "commit", "-q", "-m", "no samples", cwd=wt)
+    _git("push", "-q", "origin", "gh-pages", cwd=wt)
+    env, lines = publish._identity_env(), []
+    assert publish._compact_branch(wt, str(remote), "gh-pages", "2026-06-29T12:00:00Z", env, lines.append) is None
+    assert publish._compact_branch(wt, str(remote), "gh-pages", "2026-06-30T12:00:00Z", env, lines.append)
+    assert any("history compacted: 2026-03 summarised" in ln for ln in lines), lines
+    blob = subprocess.run(["git", "--git-dir", str(remote), "cat-file", "blob",
+                           "gh-pages:history/linux/cpu/2026-03.json.xz"], capture_output=True, check=True).stdout
+    assert history_summary.peek_kind(blob) == "summary"
 
 
 def test_a_compaction_never_overwrites_a_push_that_raced_it(nights, tmp_path):

@@ -264,10 +264,13 @@ def test_a_publish_checks_out_only_the_files_it_touches_and_keeps_the_rest(tmp_p
     assert p.returncode == 0, err
     assert on_disk == {".gitignore", "dev/bench/data.js"}, on_disk    # March's files do not exist yet
     after = set(git("ls-tree", "-r", "--name-only", "gh-pages", cwd=remote).split())
-    # every file kept, December's entries compressed whole now that the month has ended
-    kept = {f + ".xz" if f.endswith("/2025-12.json") and "/runs/" not in f else f for f in before}
+    # every file kept, December's entries compressed whole now that the month has ended, and
+    # its raw samples gone (the run is more than 90 days older than March's)
+    kept = {f + ".xz" if f.endswith("/2025-12.json") and "/runs/" not in f else f for f in before
+            if not f.startswith("samples/2025-12/")}
     assert kept <= after and {"history/runs/2026-03.json", "history/linux/sleep/2026-03.json"} <= after
-    assert "history/linux/cpu/2025-12.json.xz" in kept
+    assert "history/linux/cpu/2025-12.json.xz" in kept and any(f.startswith("samples/2025-12/") for f in before)
+    assert not any(f.startswith("samples/2025-12/") for f in after)
     wt2 = checkout(remote, tmp_path / "co")
     assert history.check(wt2 / "history") == [] and len(history.load(wt2 / "history").runs) == 2
 
