@@ -686,11 +686,11 @@ def compact(root, keep_days: int = history_summary.KEEP_DAYS, newest: str | None
             if doc["kind"] != "entries":
                 continue
             if name in ended:
-                if not is_rows(doc):   # history/1: compressed as history/2, proven (as migrate does)
-                    if any(e["run"] not in month for e in doc["entries"]):
-                        continue   # entries of an interrupted add: left as they are, as migrate leaves them
-                    doc = _as_history_2(path, doc, rel, month)
-                _compress_closed(root, path, rel, doc, month, report)
+                if is_rows(doc):
+                    _compress_closed(root, path, rel, doc, read_text(path), month, report)
+                elif all(e["run"] in month for e in doc["entries"]):   # else: an interrupted add's, left as is
+                    new = _as_history_2(path, doc, rel, month)   # history/1: as history/2, proven as migrate does
+                    _compress_closed(root, path, rel, new, serialise(new), month, report)
                 continue
             entries = file_entries(doc, month) if is_rows(doc) else [e for e in doc["entries"] if e["run"] in month]
             total = len(_entry_keys(doc))
@@ -748,15 +748,13 @@ def _refuse_stale_plain(out: Path, plain: Path, text: str) -> None:
                          "written (keep the one that holds every run: check both with git)")
 
 
-def _compress_closed(root: Path, path: Path, rel: str, doc: dict, runs: dict[str, dict],
+def _compress_closed(root: Path, path: Path, rel: str, doc: dict, text: str, runs: dict[str, dict],
                      report: CompactReport) -> None:
-    """A closed month kept whole: its history/2 text (the file's very text, or a history/1
-    file's as migrate writes it), xz-compressed as <YYYY-MM>.json.xz, read back and checked
-    before the plain file is removed (a crash between leaves both, the plain one read).
-    Nothing is dropped: every statistic and digest stays, and a late run of the month is
-    still appended (add)."""
-    text = read_text(path)
-    text = text if is_rows(strictjson.loads(text, str(path))) else serialise(doc)
+    """A closed month kept whole: `text`, its history/2 document `doc` as written (the
+    file's very text, or a history/1 file's as migrate writes it), xz-compressed as
+    <YYYY-MM>.json.xz, read back and checked before the plain file is removed (a crash
+    between leaves both, the plain one read). Nothing is dropped: every statistic and
+    digest stays, and a late run of the month is still appended (add)."""
     out = root / summary_rel(rel)
     if out.exists() and history_summary.is_summary(read_doc(out)):
         raise BenchError(f"{out}: month {doc['month']} is summarised already beside {path.name}; nothing was "
