@@ -698,8 +698,9 @@ def compact(root, keep_days: int = history_summary.KEEP_DAYS, newest: str | None
             text = serialise(summary)
             out = root / summary_rel(rel)
             if out != path and out.exists():
-                if history_summary.is_summary(read_doc(out)):
-                    if read_doc(out) != summary:
+                existing = read_doc(out)
+                if history_summary.is_summary(existing):
+                    if existing != summary:
                         raise BenchError(f"{out}: a summarised file of this month is there and differs from what "
                                          f"{path.name} summarises to; nothing was written (check both with git)")
                 else:
