@@ -28,6 +28,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from benchpipe import history, publish, results
+from benchpipe.export import data_js
 from devtools import synthetic
 
 
@@ -49,7 +50,8 @@ def tree_bytes(remote: Path, branch: str = "gh-pages") -> int:
 
 def tree_parts(remote: Path, branch: str = "gh-pages") -> dict[str, int]:
     """The branch tip's bytes by part: run records, entries of the open months (plain),
-    closed months (compressed: whole, then summarised), raw samples, the rest."""
+    closed months (compressed: whole, then summarised), raw samples, github-action-benchmark's
+    data.js, the rest."""
     out = git("--git-dir", remote, "ls-tree", "-r", "-l", branch)
     parts: dict[str, int] = {}
     for line in out.splitlines():
@@ -59,7 +61,7 @@ def tree_parts(remote: Path, branch: str = "gh-pages") -> dict[str, int]:
             continue
         part = ("runs" if name.startswith("history/runs/") else "plain" if name.startswith("history/")
                 and name.endswith(".json") else "closed" if name.startswith("history/") else
-                "samples" if name.startswith("samples/") else "other")
+                "samples" if name.startswith("samples/") else "data.js" if name == publish.DATA_JS else "other")
         parts[part] = parts.get(part, 0) + int(size)
     return parts
 
@@ -91,11 +93,26 @@ def _month_starts(days: int) -> list[int]:
     return [0] + [d for d in range(1, days) if (start + timedelta(days=d)).day == 1]
 
 
+def _seed_data_js(wt: Path, days: int, keys: list[dict], oses) -> None:
+    """data.js as publishing leaves it: the last MAX_ITEMS nights' entries, one per series
+    and night (the series are bounded, so that is all years of nightly runs leave)."""
+    n = min(days, data_js.MAX_ITEMS)
+    runs, entries = [], []
+    for doc in synthetic.nightly(n, keys, oses=oses, records=False, first_day=days - n):
+        run = history.run_id_of(doc)
+        runs.append(history.run_record(doc, run))
+        entries.extend(history.entry_records(doc, run))
+    path = wt / publish.DATA_JS
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data_js.update(path, runs, entries, "https://github.com/example/bench")
+
+
 def seed(remote: Path, work: Path, days: int, keys: list[dict], oses, branch: str = "gh-pages",
          compact: bool = False, jobs: int = 1, log=None) -> None:
-    """The branch's first commit: DAYS nights of history, written directly (no publish);
-    with compact, months older than 90 days summarised, written by `jobs` processes, each
-    a range of whole months into its own directory, then put together."""
+    """The branch's first commit: DAYS nights of history, written directly (no publish),
+    and data.js with its last nights; with compact, months older than 90 days
+    summarised, written by `jobs` processes, each a range of whole months into its own
+    directory, then put together."""
     wt = work / "seed"
     git("init", "--quiet", "--bare", f"--initial-branch={branch}", remote)
     git("init", "--quiet", f"--initial-branch={branch}", wt)
@@ -116,6 +133,7 @@ def seed(remote: Path, work: Path, days: int, keys: list[dict], oses, branch: st
         _write_days((root, 0, days, keys, tuple(oses), compact))
     if compact:
         history.compact(root)   # what the first parts left whole near their ends
+    _seed_data_js(wt, days, keys, oses)
     (wt / ".gitignore").write_text(".lock\n*.tmp\n", encoding="utf-8")
     git("add", "-A", cwd=wt)
     git("-c", "user.name=seed", "-c", "user.email=seed@localhost", "commit", "--quiet", "-m",

@@ -3,6 +3,7 @@ hand-edited files are reported with their path and never overwritten."""
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import time
@@ -14,6 +15,7 @@ from benchpipe import history, history_rows
 from benchpipe.commands.history import add_results
 from benchpipe.errors import BenchError
 from benchpipe.export import data_js
+from conftest import unavailable
 from factories import make_results, read_json, small_keys
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
@@ -187,6 +189,43 @@ def test_data_js_layout_of_github_action_benchmark(tmp_path):
     assert any(n.endswith(" time") for n in names) and any(n.endswith(" peak memory") for n in names)
     assert not any("rust1.95.0" in n for n in names)  # the name survives a release: no toolchain in it
     assert all(b["extra"].startswith("rust1.95.0; ") for b in e["benches"])  # the exact version of the point
+
+
+# github-action-benchmark's own reading of data.js (src/write.ts, loadDataJson): the
+# prefix sliced off by its length, the rest given to JSON.parse.
+ACTION_READS_DATA_JS = """
+const fs = require('fs');
+const SCRIPT_PREFIX = 'window.BENCHMARK_DATA = ';
+const script = fs.readFileSync(process.argv[1], 'utf8');
+const data = JSON.parse(script.slice(SCRIPT_PREFIX.length));
+const out = {};
+for (const [name, series] of Object.entries(data.entries))
+  out[name] = series.map(e => [e.commit.id, e.benches.length, e.benches[0].range]);
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+def test_data_js_is_read_by_the_actions_own_reader_and_bounded_by_default(tmp_path):
+    """data.js is written compact (43 % smaller than indented) and as UTF-8; the action's
+    reader takes it as it is, and a series keeps its newest data_js.MAX_ITEMS entries."""
+    if not shutil.which("node"):
+        unavailable("node not installed (apt-get install nodejs)", "node not installed: the data.js reader test cannot run")
+    keys = small_keys(("sleep",))
+    path = tmp_path / "dev/bench/data.js"
+    n = data_js.MAX_ITEMS + 2
+    for i in range(n):
+        rep = add_results(tmp_path / "h", [make_results(tmp_path / f"r{i}.json", i, keys=keys)])
+        data_js.update(path, rep.new_runs, rep.new_entries)
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith(data_js.DATA_JS_PREFIX + "{") and "\n" not in text.rstrip("\n") and "\\u00b1" not in text
+    p = subprocess.run(["node", "-e", ACTION_READS_DATA_JS, str(path)], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    seen = json.loads(p.stdout)
+    assert set(seen) == {"linux go stable", "linux rust stable"}
+    for name, series in seen.items():
+        assert [c for c, _, _ in series] == [f"{i:040x}" for i in range(2, n)], name  # the newest, in order
+        assert all(b > 0 and r.startswith("± ") for _, b, r in series)
+    assert data_js.read(path)["entries"] == json.loads(text[len(data_js.DATA_JS_PREFIX):])["entries"]
 
 
 def test_data_js_commit_has_the_actions_author_committer_and_commit_time(tmp_path, monkeypatch):
