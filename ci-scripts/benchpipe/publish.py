@@ -293,23 +293,22 @@ def _compact_branch(wt: Path, remote: str, branch: str, newest: str, env: dict, 
     """Compress the branch's months that have ended and summarise those that ended
     KEEP_DAYS before `newest` (the date of the newest run this publisher was given: never
     a date read from the branch, where a hand-made far-future run record would summarise
-    everything), delete the raw samples of months that old, and replace the branch by
-    one commit of the compacted tree (see the module's doc). Returns the new commit, or
-    None (nothing to do, or the branch moved: left to the next publish)."""
+    everything), and replace the branch by one commit of the compacted tree (see the
+    module's doc). Raw samples are not its business: each publish that adds runs expires
+    them (_expire_samples). Returns the new commit, or None (nothing to do, or the branch
+    moved: left to the next publish)."""
     if _git(["rev-parse", "--verify", "--quiet", "HEAD"], cwd=wt, check=False).returncode != 0:
         return None
-    names = _git(["ls-tree", "-r", "-z", "--name-only", "HEAD", "--", HISTORY_DIR, raw_samples.DIR],
-                 cwd=wt).stdout.split("\0")
+    names = _git(["ls-tree", "-r", "-z", "--name-only", "HEAD", "--", HISTORY_DIR], cwd=wt).stdout.split("\0")
     entries = [n for n in names if n.startswith(f"{HISTORY_DIR}/") and history.is_month_file(n)
                and not n.startswith(f"{HISTORY_DIR}/{history.RUNS_DIR}/")]
     whole = {Path(n).name[:7] for n in entries if n.endswith(".json")}
     closed = {Path(n).name[:7]: n for n in sorted(entries) if history.is_compressed(n)}   # a file a month
     # a month that has ended is compressed whole (at the first publish after it ended); one
-    # KEEP_DAYS old is summarised, and its raw samples go. Compaction does every due month
-    # at once, so the newest due month's kind tells whether any is still whole (one blob).
+    # KEEP_DAYS old is summarised. Compaction does every due month at once, so the newest
+    # due month's kind tells whether any is still whole (one blob).
     due = history.closed_months(closed, newest)
-    if not (history.closed_months(whole, newest, 0) or history.closed_months(raw_samples.months(names), newest)
-            or (due and _blob_kind(wt, closed[due[-1]]) == "entries")):
+    if not (history.closed_months(whole, newest, 0) or (due and _blob_kind(wt, closed[due[-1]]) == "entries")):
         return None
     tip = _git(["rev-parse", "HEAD"], cwd=wt).stdout.strip()
     _full_checkout(wt)
@@ -317,10 +316,7 @@ def _compact_branch(wt: Path, remote: str, branch: str, newest: str, env: dict, 
     if rep.left_out:
         log(f"publish: {rep.left_out} entries of runs without a run record (interrupted adds, never part of the "
             "history) left out of the summaries")
-    dropped = history.closed_months(raw_samples.months(names), newest)
-    for month in dropped:
-        shutil.rmtree(wt / raw_samples.DIR / month)
-    if not rep.files and not rep.closed_files and not dropped:
+    if not rep.files and not rep.closed_files:
         return None
     _git(["add", "-A"], cwd=wt)
     tree = _git(["write-tree"], cwd=wt).stdout.strip()
@@ -331,8 +327,6 @@ def _compact_branch(wt: Path, remote: str, branch: str, newest: str, env: dict, 
     if rep.closed_files:
         done.append(f"{', '.join(rep.closed_months)} kept whole, compressed ({rep.closed_before / 2**20:.1f} MiB -> "
                     f"{rep.closed_after / 2**20:.2f} MiB)")
-    if dropped:
-        done.append(f"raw samples of {', '.join(dropped)} deleted (older than {history_summary.KEEP_DAYS} days)")
     message = f"{'; '.join(done)}; the branch squashed to this one commit (it was {tip[:12]})"
     commit = _git(["commit-tree", tree, "-m", message], cwd=wt, env=env).stdout.strip()
     p = _git(["push", "--quiet", f"--force-with-lease=refs/heads/{branch}:{tip}", remote,
