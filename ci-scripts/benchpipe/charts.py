@@ -34,7 +34,7 @@ from pathlib import Path
 
 from benchpipe import catalogue, trends, units, versions
 from benchpipe.errors import BenchError
-from benchpipe.metrics import HEADLINE, charted
+from benchpipe.metrics import HEADLINE, charted, trended
 from benchpipe.results import family_id, format_params
 
 GREY = "#555555"
@@ -359,12 +359,16 @@ def trend_charts(model: trends.Model, datadir: Path) -> list[Chart]:
     for s in model.series.values():
         fams.setdefault(trends.trend_chart_name(s.key, s.os), []).append(s)
     charts = []
-    shown = charted()
+    shown = trended()
     for name, group in sorted(fams.items()):
         group.sort(key=lambda s: trends.version_tuple(s.key["toolchain"]), reverse=True)
         k0 = group[0].key
         colour = build_colour(k0["build"])
         fname = datadir / f"{name.replace('/', '_')}.dat"
+        # counts in their SI step (M, G instructions); times stay in seconds, sizes in MiB
+        scales = {m.name: _scale(m, None if m.unit == "s" else
+                                 max((st["ci_high"] for s in group for e in s.entries if (st := m.summary_of(e))),
+                                     default=None)) for m in shown}
         # a row per point: the date, then median, CI low and high of each charted metric
         # (NaN where a point lacks it)
         blocks = []
@@ -373,7 +377,7 @@ def trend_charts(model: trends.Model, datadir: Path) -> list[Chart]:
             for e in s.entries:
                 cells = [e["date"]]
                 for metric in shown:
-                    st, f = metric.summary_of(e), _scale(metric)[0]
+                    st, f = metric.summary_of(e), scales[metric.name][0]
                     cells += [f"{st[k] * f:.9g}" if st else "NaN" for k in ("median", "ci_low", "ci_high")]
                 rows.append(" ".join(cells))
             blocks.append("\n".join(rows))
@@ -428,7 +432,7 @@ def trend_charts(model: trends.Model, datadir: Path) -> list[Chart]:
             "set lmargin 12", "set rmargin 28",
         ]
         for i, metric in panels:
-            ylabel = f"{metric.label} ({_scale(metric)[1]})"
+            ylabel = f"{metric.label} ({scales[metric.name][1]})"
             if metric is HEADLINE:   # the top panel: its change points, the compiler releases, the shifts found
                 lines += [*arrows, panel(2 + 3 * i, ylabel, f"{k0['scenario']} {k0['variant']} {k0['build']} on "
                                          f"{group[0].os}: {metric.label}" + (f"  [{pct}]" if pct else ""), True, metric.name)]

@@ -42,6 +42,8 @@ class Metric:
     calibrate: str = "detect"
     changepoints: bool = True   # change points looked for in the history's series of its medians
     chart: bool = True          # drawn in the bar, size and trend charts; set Go against Rust on the overview
+    # drawn over the nights in the trend charts (a panel, where the series has it); None: as chart
+    trend: bool | None = None
     # the test of a comparison: "rank" (signed-rank paired, Mann-Whitney unpaired: times,
     # memory) or "t" (Welch's t test on log counts: deterministic counts, stats.compare_counts)
     test: str = "rank"
@@ -99,7 +101,10 @@ METRICS: dict[str, Metric] = {m.name: m for m in (
                    "deterministic, blind to waiting and the kernel)",
            unit="instructions", samples=instructions.samples, fields=("instructions",),
            threshold=0.003, optional=True, calibrate="",
-           chart=False, test="t", sees=instructions.WHAT_IT_SEES),
+           # trended, not charted: a benchmark's count over the nights says what changed in
+           # its code, but Go's count beside Rust's (bars, overview) compares two runtimes'
+           # instruction mixes, which says nothing about their speed
+           chart=False, trend=True, test="t", sees=instructions.WHAT_IT_SEES),
 )}
 
 # The first metric is the headline: the time every report, chart and ratio leads with.
@@ -112,6 +117,11 @@ HEADLINE = next(iter(METRICS.values()))
 def charted() -> list[Metric]:
     """Drawn in the charts and set Go against Rust on the overview: the window, memory."""
     return [m for m in METRICS.values() if m.chart]
+
+
+def trended() -> list[Metric]:
+    """Drawn over the nights in the trend charts: the charted ones and the instructions."""
+    return [m for m in METRICS.values() if (m.chart if m.trend is None else m.trend)]
 
 
 def with_changepoints() -> list[Metric]:

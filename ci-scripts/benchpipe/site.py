@@ -24,7 +24,7 @@ import jinja2
 from benchpipe import ROOT, catalogue, charts, history, measures, trends, units, versions
 from benchpipe.errors import BenchError
 from benchpipe.fsutil import atomic_write_text, swap_dir
-from benchpipe.metrics import HEADLINE, METRICS, charted, page_data
+from benchpipe.metrics import HEADLINE, METRICS, charted, page_data, trended
 from benchpipe.results import family_id, format_params
 
 SITE_SOURCE = ROOT / "gh-pages"
@@ -277,7 +277,7 @@ def _render(out, history_dir, rep, t0, detect, jobs, cp_options, site_url, repo_
     thumbs = {name.split("/")[0]: name for name in rep.charts["bars"] if (out / "charts" / f"{name}.png").exists()}
     nav = [{"name": s["name"], "title": s["title"]} for s in scen_overview]
     # the templates loop over the compared metrics (benchpipe.metrics): every page gets them
-    common = {"metrics": METRICS, "headline": HEADLINE, "overview_metrics": charted(), "builds": cat.builds,
+    common = {"metrics": METRICS, "headline": HEADLINE, "overview_metrics": charted(), "trend_metrics": trended(), "builds": cat.builds,
               "generated": generated, "site_url": site_url.rstrip("/"), "repo_url": repo_url.rstrip("/"),
               "nav": nav, "runs": len(hist.runs), "latest_run": max(hist.runs.values(), key=lambda r: r["date"], default=None)}
 

@@ -239,3 +239,34 @@ def test_the_compiler_versions_page_says_where_the_signals_disagree():
     assert versions.disagreement({"time": m("regression", 1.1), "instructions": m(None, None)}) == ""
     assert versions.disagreement({"time": m("regression", 1.1), "instructions": m("too few samples", 1.0)}) == ""
     assert versions.disagreement({"time": m("regression", 1.1)}) == ""
+
+
+def test_the_trend_charts_draw_the_counts_over_the_nights_and_the_bars_do_not(tmp_path):
+    """Instructions are trended (a benchmark's count night after night says what changed
+    in its code) but not charted Go beside Rust (two runtimes' instruction mixes): the cpu
+    trend chart gets a third panel in M instructions; sleep, without counts, keeps two;
+    no bar chart has one."""
+    from datetime import datetime, timedelta, timezone
+
+    from benchpipe import charts, history, trends
+    from devtools import synthetic
+    keys = synthetic.keys_for("smoke", scenarios=["cpu", "sleep"])
+    rng = random.Random(5)
+    docs = []
+    for day in range(3):
+        d = synthetic.results_doc(keys, commit=f"{day:040x}", runs=5, seed=day,
+                                  timestamp=datetime(2026, 3, 1, 2, tzinfo=timezone.utc) + timedelta(days=day))
+        for b in d["benchmarks"]:
+            if b["key"]["scenario"] == "cpu":
+                b["instructions"] = _entry(_counts(rng, 5, 8.0e7, 0.0005))
+        docs.append((f"night {day}", d))
+    history.add(tmp_path / "h", docs)
+    model = trends.build(history.load(tmp_path / "h"), catalogue.load(), detect=False)
+    trend = {c.name: c.script for c in charts.trend_charts(model, tmp_path)}
+    cpu = [s for n, s in trend.items() if n.startswith("cpu/")]
+    sleep = [s for n, s in trend.items() if n.startswith("sleep/")]
+    assert cpu and sleep
+    assert all("set multiplot layout 3,1" in s and "instructions (M instructions)" in s for s in cpu)
+    assert all("set multiplot layout 2,1" in s and "instructions" not in s for s in sleep)
+    bars = charts.bar_charts(model, catalogue.load(), tmp_path)
+    assert bars and not any("instructions" in c.script for c in bars)
