@@ -1,6 +1,7 @@
 """Benchmark of the gh-pages repository's growth (not a test): a local bare repository
 whose gh-pages branch holds a synthetic history (DAYS nights, written straight into the
-history, no site), then NIGHTS more nights through the real publish path (`bench
+history, no site; data.js and the raw samples as publishing leaves them: the last 30
+nights' entries, the last 90 days' samples), then NIGHTS more nights through the real publish path (`bench
 publish`'s function, one publish per night with one results file per OS, as
 publish.yml does), `git gc` after each; prints what each night added to the packed
 repository, the branch's tree size and the publish time.
@@ -27,7 +28,7 @@ import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from benchpipe import history, publish, results
+from benchpipe import history, history_summary, publish, raw_samples, results
 from benchpipe.export import data_js
 from devtools import synthetic
 
@@ -107,10 +108,27 @@ def _seed_data_js(wt: Path, days: int, keys: list[dict], oses) -> None:
     data_js.update(path, runs, entries, "https://github.com/example/bench")
 
 
+def seed_samples(wt: Path, days: int, keys: list[dict], oses) -> int:
+    """The raw samples publishing leaves: those of the last KEEP_DAYS nights' runs (each
+    publish expires older ones), from the same synthetic runs as the history (records
+    included: the samples are the records' values), each named by the run id the
+    history has (that of the run written without records), so that they expire as
+    publishing's do. Returns the bytes written."""
+    n = min(days, history_summary.KEEP_DAYS)
+    written = 0
+    full = synthetic.nightly(n, keys, oses=oses, records=True, first_day=days - n)
+    for doc, bare in zip(full, synthetic.nightly(n, keys, oses=oses, records=False, first_day=days - n)):
+        rel = Path(raw_samples.rel_of(doc)).with_name(history.run_id_of(bare) + history_summary.SUFFIX)
+        (wt / rel).parent.mkdir(parents=True, exist_ok=True)
+        (wt / rel).write_bytes(raw_samples.data(doc))
+        written += (wt / rel).stat().st_size
+    return written
+
+
 def seed(remote: Path, work: Path, days: int, keys: list[dict], oses, branch: str = "gh-pages",
          compact: bool = False, jobs: int = 1, log=None) -> None:
     """The branch's first commit: DAYS nights of history, written directly (no publish),
-    and data.js with its last nights; with compact, months older than 90 days
+    data.js with its last nights and the last 90 days' raw samples; with compact, months older than 90 days
     summarised, written by `jobs` processes, each a range of whole months into its own
     directory, then put together."""
     wt = work / "seed"
@@ -134,6 +152,7 @@ def seed(remote: Path, work: Path, days: int, keys: list[dict], oses, branch: st
     if compact:
         history.compact(root)   # what the first parts left whole near their ends
     _seed_data_js(wt, days, keys, oses)
+    seed_samples(wt, days, keys, oses)
     (wt / ".gitignore").write_text(".lock\n*.tmp\n", encoding="utf-8")
     git("add", "-A", cwd=wt)
     git("-c", "user.name=seed", "-c", "user.email=seed@localhost", "commit", "--quiet", "-m",

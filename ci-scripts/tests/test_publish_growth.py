@@ -11,6 +11,7 @@ import subprocess
 from pathlib import Path
 
 from benchpipe import history_summary
+from benchpipe.export import data_js
 from devtools import pagesgrowth, synthetic
 
 BOUND = 256 * 1024  # bytes a night may add to the packed repository, in this small case
@@ -43,6 +44,11 @@ def test_a_compacted_branch_stays_small_and_one_commit_deep(tmp_path):
                            capture_output=True, text=True, check=True).stdout.split()
     assert _kind(remote, "2025-11") == "summary" and _kind(remote, "2025-12") == "entries"   # ended: whole, xz
     assert "history/linux/cpu/2026-03.json" in files and "history/linux/cpu/2026-03.json.xz" not in files
+    # as publishing leaves them: the last 90 nights' raw samples, data.js's last 30 entries a series
+    assert sum(f.startswith("samples/") for f in files) == history_summary.KEEP_DAYS
+    store = data_js.parse(subprocess.run(["git", "--git-dir", str(remote), "show", "gh-pages:dev/bench/data.js"],
+                                             capture_output=True, text=True, check=True).stdout, "data.js")
+    assert store["entries"] and all(len(s) == data_js.MAX_ITEMS for s in store["entries"].values())
     # night 150 is 2026-03-31, 89 days after December ended; night 151 closes it: compaction
     rows = pagesgrowth.nights(remote, tmp_path, 150, 3, keys, ("linux",), detect=False, jobs=1, log=print)
     assert 0 < rows[0]["growth"] < BOUND and 0 < rows[2]["growth"] < BOUND, rows
@@ -54,6 +60,9 @@ def test_a_compacted_branch_stays_small_and_one_commit_deep(tmp_path):
     count = subprocess.run(["git", "--git-dir", str(remote), "rev-list", "--count", "gh-pages"],
                            capture_output=True, text=True, check=True).stdout.strip()
     assert count == "2", count   # the compaction's one commit, and the night after it
+    # the seeded samples expire as published ones do: night 152 keeps runs from night 62 on
+    # (seeded nights 62-129, and the three published)
+    assert sum(f.startswith("samples/") for f in files) == (129 - 62 + 1) + 3
 
 
 def _kind(remote: Path, month: str) -> str | None:

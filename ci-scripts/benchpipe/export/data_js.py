@@ -26,14 +26,18 @@ MAX_ITEMS = 30
 
 
 def read(path: Path) -> dict:
-    text = Path(path).read_text(encoding="utf-8")
+    return parse(Path(path).read_text(encoding="utf-8"), str(path))
+
+
+def parse(text: str, where: str) -> dict:
+    """A data.js's text (where: its name in errors)."""
     body = text.strip()
     if not body.startswith(DATA_JS_PREFIX):
-        raise BenchError(f"{path}: not a github-action-benchmark data.js (expected {DATA_JS_PREFIX.strip()!r})")
+        raise BenchError(f"{where}: not a github-action-benchmark data.js (expected {DATA_JS_PREFIX.strip()!r})")
     body = body[len(DATA_JS_PREFIX):].rstrip().rstrip(";")
-    data = strictjson.loads(body, f"{path} (data.js after its prefix)")
+    data = strictjson.loads(body, f"{where} (data.js after its prefix)")
     if not isinstance(data, dict) or not isinstance(data.get("entries"), dict):
-        raise BenchError(f"{path}: data.js has no 'entries' object")
+        raise BenchError(f"{where}: data.js has no 'entries' object")
     return data
 
 
