@@ -354,7 +354,17 @@ def _date_format(dates) -> str:
     return "%m-%d %H:%M" if (last - first).days < 3 else "%Y-%m-%d"
 
 
-def trend_charts(model: trends.Model, datadir: Path) -> list[Chart]:
+def _measured_at(metric, key: dict, cat) -> str:
+    """' (counted at items=200000)' where the metric is measured at other sizes than the
+    benchmark's own (metrics.Metric.measured_at), else ''."""
+    sc = cat.scenarios.get(key["scenario"]) if cat else None
+    if not (metric.measured_at and sc):
+        return ""
+    at = format_params({**key["params"], **metric.measured_at(sc)})
+    return f" (measured at {at})" if at != format_params(key["params"]) else ""
+
+
+def trend_charts(model: trends.Model, datadir: Path, cat=None) -> list[Chart]:
     fams: dict[str, list[trends.Series]] = {}
     for s in model.series.values():
         fams.setdefault(trends.trend_chart_name(s.key, s.os), []).append(s)
@@ -428,18 +438,19 @@ def trend_charts(model: trends.Model, datadir: Path) -> list[Chart]:
             f"set multiplot layout {len(panels)},1",
             "set xdata time", "set timefmt '%Y-%m-%dT%H:%M:%SZ'", f"set format x '{fmt}'",
             "set xtics rotate by -30",
-            "set key outside right top noenhanced", "set grid lc rgb '#dddddd'", "set yrange [0:*]",
+            "set key outside right top noenhanced", "set grid lc rgb '#dddddd'",
             "set lmargin 12", "set rmargin 28",
         ]
         for i, metric in panels:
             ylabel = f"{metric.label} ({scales[metric.name][1]})"
+            lines.append("set yrange [0:*]" if metric.zero_based else "set yrange [*:*]")
             if metric is HEADLINE:   # the top panel: its change points, the compiler releases, the shifts found
                 lines += [*arrows, panel(2 + 3 * i, ylabel, f"{k0['scenario']} {k0['variant']} {k0['build']} on "
                                          f"{group[0].os}: {metric.label}" + (f"  [{pct}]" if pct else ""), True, metric.name)]
             else:
                 lines += ["unset arrow", "unset label", *cp_arrows(metric.name),
-                          panel(2 + 3 * i, ylabel, f"{format_params(k0['params'])}: {metric.label} (median, band: 95% CI)",
-                                False, metric.name)]
+                          panel(2 + 3 * i, ylabel, f"{format_params(k0['params'])}: {metric.label}"
+                                f"{_measured_at(metric, k0, cat)} (median, band: 95% CI)", False, metric.name)]
         lines.append("unset multiplot")
         charts.append(Chart(name, "\n".join(lines), width=860, height=280 * len(panels)))
     return charts
@@ -580,7 +591,7 @@ def make_all(model: trends.Model, cat, outdir: Path, jobs: int | None = None, pn
     try:
         bars = bar_charts(model, cat, work, png_os)
         sizes = size_charts(model, cat, work)
-        trend = trend_charts(model, work)
+        trend = trend_charts(model, work, cat)
         tcs = toolchain_charts(model, cat, work)
         vers = version_charts(model, work)
         render(bars + sizes + trend + tcs + vers, outdir, work, jobs)

@@ -44,6 +44,10 @@ class Metric:
     chart: bool = True          # drawn in the bar, size and trend charts; set Go against Rust on the overview
     # drawn over the nights in the trend charts (a panel, where the series has it); None: as chart
     trend: bool | None = None
+    zero_based: bool = True     # its chart axis starts at 0 (a count's 0.5 % needs its own range)
+    # the sizes it is measured at, given the catalogue's scenario (over the benchmark's
+    # own); None: the benchmark's own. A chart of a benchmark names them where they differ.
+    measured_at: Callable[[object], dict] | None = None
     # the test of a comparison: "rank" (signed-rank paired, Mann-Whitney unpaired: times,
     # memory) or "t" (Welch's t test on log counts: deterministic counts, stats.compare_counts)
     test: str = "rank"
@@ -104,7 +108,8 @@ METRICS: dict[str, Metric] = {m.name: m for m in (
            # trended, not charted: a benchmark's count over the nights says what changed in
            # its code, but Go's count beside Rust's (bars, overview) compares two runtimes'
            # instruction mixes, which says nothing about their speed
-           chart=False, trend=True, test="t", sees=instructions.WHAT_IT_SEES),
+           chart=False, trend=True, zero_based=False, measured_at=lambda sc: dict(sc.instructions.params),
+           test="t", sees=instructions.WHAT_IT_SEES),
 )}
 
 # The first metric is the headline: the time every report, chart and ratio leads with.

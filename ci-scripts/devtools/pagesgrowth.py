@@ -1,7 +1,7 @@
 """Benchmark of the gh-pages repository's growth (not a test): a local bare repository
 whose gh-pages branch holds a synthetic history (DAYS nights, written straight into the
 history, no site; data.js and the raw samples as publishing leaves them: the last 30
-nights' entries, the last 90 days' samples), then NIGHTS more nights through the real publish path (`bench
+nights' entries, the last 90 days' samples, 91 nights), then NIGHTS more nights through the real publish path (`bench
 publish`'s function, one publish per night with one results file per OS, as
 publish.yml does), `git gc` after each; prints what each night added to the packed
 repository, the branch's tree size and the publish time.
@@ -114,7 +114,7 @@ def seed_samples(wt: Path, days: int, keys: list[dict], oses) -> int:
     included: the samples are the records' values), each named by the run id the
     history has (that of the run written without records), so that they expire as
     publishing's do. Returns the bytes written."""
-    n = min(days, history_summary.KEEP_DAYS)
+    n = min(days, history_summary.KEEP_DAYS + 1)   # a run exactly 90 days older stays
     written = 0
     full = synthetic.nightly(n, keys, oses=oses, records=True, first_day=days - n)
     for doc, bare in zip(full, synthetic.nightly(n, keys, oses=oses, records=False, first_day=days - n)):

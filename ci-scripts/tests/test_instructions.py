@@ -262,11 +262,14 @@ def test_the_trend_charts_draw_the_counts_over_the_nights_and_the_bars_do_not(tm
         docs.append((f"night {day}", d))
     history.add(tmp_path / "h", docs)
     model = trends.build(history.load(tmp_path / "h"), catalogue.load(), detect=False)
-    trend = {c.name: c.script for c in charts.trend_charts(model, tmp_path)}
+    trend = {c.name: c.script for c in charts.trend_charts(model, tmp_path, catalogue.load())}
     cpu = [s for n, s in trend.items() if n.startswith("cpu/")]
     sleep = [s for n, s in trend.items() if n.startswith("sleep/")]
     assert cpu and sleep
     assert all("set multiplot layout 3,1" in s and "instructions (M instructions)" in s for s in cpu)
+    # counted at the pass's sizes, which the panel says, on a range of its own (0.5 % must show)
+    assert all("instructions (measured at " in s and "items=200000" in s for s in cpu)
+    assert all(s.count("set yrange [0:*]") == 2 and s.count("set yrange [*:*]") == 1 for s in cpu)
     assert all("set multiplot layout 2,1" in s and "instructions" not in s for s in sleep)
     bars = charts.bar_charts(model, catalogue.load(), tmp_path)
     assert bars and not any("instructions" in c.script for c in bars)
