@@ -1,6 +1,6 @@
 """Benchmark of the gh-pages repository's growth (not a test): a local bare repository
 whose gh-pages branch holds a synthetic history (DAYS nights, written straight into the
-history, no site; data.js and the raw samples as publishing leaves them: the last 30
+history, no site; data.js and the raw samples as publishing leaves them: the last 14
 nights' entries, the last 90 days' samples, 91 nights), then NIGHTS more nights through the real publish path (`bench
 publish`'s function, one publish per night with one results file per OS, as
 publish.yml does), `git gc` after each; prints what each night added to the packed

@@ -45,7 +45,7 @@ def test_a_compacted_branch_stays_small_and_one_commit_deep(tmp_path):
     assert _kind(remote, "2025-11") == "summary" and _kind(remote, "2025-12") == "entries"   # ended: whole, xz
     assert "history/linux/cpu/2026-03.json" in files and "history/linux/cpu/2026-03.json.xz" not in files
     # as publishing leaves them: the raw samples of the runs at most 90 days older than the
-    # newest (91 nights), data.js's last 30 entries a series
+    # newest (91 nights), data.js's last MAX_ITEMS entries a series
     assert sum(f.startswith("samples/") for f in files) == history_summary.KEEP_DAYS + 1
     store = data_js.parse(subprocess.run(["git", "--git-dir", str(remote), "show", "gh-pages:dev/bench/data.js"],
                                              capture_output=True, text=True, check=True).stdout, "data.js")

@@ -18,11 +18,12 @@ from benchpipe.export import benchmark_action
 from benchpipe.fsutil import atomic_write_text
 
 DATA_JS_PREFIX = "window.BENCHMARK_DATA = "
-# Entries per series kept in data.js: a month of nightly runs. The action compares a new
-# result with a series' latest entry only, so its alerts need just that; the trend site
-# draws every year from the history. An entry of the standard preset is ~37 KB a series
-# (12 series), so 30 keep data.js near 13 MB for good (500 would be ~220 MB).
-MAX_ITEMS = 30
+# Entries per series kept in data.js: two weeks of nightly runs. The action compares a
+# new result with a series' latest entry only, so its alerts need just that; the trend
+# site draws every year from the history. A night of the standard preset is ~0.42 MiB
+# (12 series), so 14 keep data.js at ~5.8 MiB for good: the ten-year branch stays under
+# 200 MB (30 made it ~202 MB; 500, ~210 MiB of data.js alone).
+MAX_ITEMS = 14
 
 
 def read(path: Path) -> dict:
