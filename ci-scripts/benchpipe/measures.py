@@ -195,7 +195,7 @@ def rate_warning(records: list[dict]) -> str | None:
     if have >= RATE_WARNING_SHARE * want:
         return None
     return (f"warning: open loop not held: the spawner reached {have:.2f} of the {want:g} tasks/ms offered "
-            f"({have / want:.0%}, below {RATE_WARNING_SHARE:.0%}); latencies include its backlog")
+            f"({have / want:.0%}, below {RATE_WARNING_SHARE:.0%}), so latencies include its backlog")
 
 
 # Parallel efficiency is published where the window at one thread is at least this long

@@ -546,7 +546,7 @@ def parity_check(jobs: list[Job]) -> None:
             differ = [f for f in sc.parity if theirs[f] != mine[f]]
             if not differ:
                 continue
-            what = "; ".join(f"{f}: go {_short(theirs[f])}, rust {_short(mine[f])}" for f in differ)
+            what = " and ".join(f"{f}: go {_short(theirs[f])}, rust {_short(mine[f])}" for f in differ)
             for j, other in ((r, g), (g, r)):
                 w = f"{measures.PARITY_BROKEN}: {j.key['lang']} against {other.key['build']} {other.key['variant']}: {what}"
                 if w not in j.warnings:

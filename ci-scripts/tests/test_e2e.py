@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections import Counter
 
 import pytest
@@ -55,7 +56,8 @@ def test_smoke_run_succeeds(smoke_run, cat):
         # The warnings a healthy smoke run may carry, both about the machine: at 20 ms of
         # arrivals a busy 2-core machine can leave an open-loop spawner short of 95 %, and a
         # busy machine is a contended one (each told, not hidden).
-        for w in b.get("reason", "").split("; ") if b.get("reason") else ():
+        # (Job.to_json joins warnings with "; " and each begins "warning: ": split there.)
+        for w in re.split(r"; (?=warning: )", b["reason"]) if b.get("reason") else ():
             assert w.startswith(("warning: open loop not held", measures.CONTENDED)), b["reason"]
     env = doc["env"]
     assert env["preset"] == "smoke" and env["cores"] >= 1 and env["hyperfine"].startswith("hyperfine 1.")
