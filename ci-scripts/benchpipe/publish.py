@@ -217,8 +217,8 @@ def publish(remote: str, branch: str, results_paths, *, site_url: str = "", repo
             publish_lock.release(_git, wt, remote, branch, lock, env)
         if out:
             _full_checkout(wt)
-            render_site(wt, Path(out), site_url=site_url, repo_url=repo_url, jobs=jobs, detect=detect)
-            log(f"publish: site of {branch}'s history written to {out}")
+            rep = render_site(wt, Path(out), site_url=site_url, repo_url=repo_url, jobs=jobs, detect=detect)
+            log(f"publish: site of {branch}'s history written to {out} ({rep.times()})")
             if detect:
                 try:
                     publish_cache.save(_git, _fetch, wt, remote, branch, Path(out) / site.CP_CACHE, env, log)
@@ -434,7 +434,7 @@ def _push_data(work, remote, branch, docs, versus, repo_url, limits, max_items, 
 
 
 def render_site(wt: Path, out: Path, *, site_url: str = "", repo_url: str = "", jobs: int | None = None,
-                detect: bool = True) -> None:
+                detect: bool = True) -> site.SiteReport:
     """The site of the history in work tree wt, rendered into a new folder swapped in
     for out whole (a failed render leaves out as it was), with a copy of data.js. The
     previous folder's change-point cache is carried over."""
@@ -448,7 +448,7 @@ def render_site(wt: Path, out: Path, *, site_url: str = "", repo_url: str = "", 
             publish_cache.seed(wt, tmp / site.CP_CACHE)
         except Exception as err:   # noqa: BLE001
             print(f"publish: the branch's change-point cache not used: {err}", file=sys.stderr)
-        site.render(wt / HISTORY_DIR, tmp, site_url=site_url, repo_url=repo_url, jobs=jobs, detect=detect)
+        rep = site.render(wt / HISTORY_DIR, tmp, site_url=site_url, repo_url=repo_url, jobs=jobs, detect=detect)
         if (wt / DATA_JS).exists():
             (tmp / DATA_JS).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(wt / DATA_JS, tmp / DATA_JS)
@@ -457,3 +457,4 @@ def render_site(wt: Path, out: Path, *, site_url: str = "", repo_url: str = "", 
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     swap_dir(tmp, out)
+    return rep

@@ -39,6 +39,10 @@ class SiteReport:
     runs: int = 0
     entries: int = 0
 
+    def times(self) -> str:
+        """Where the render's time went, one line: "load 1.2s, model+changepoints 0.4s, ..."."""
+        return ", ".join(f"{k} {v:.1f}s" for k, v in self.timings.items())
+
 
 # --------------------------------------------------------------------------- formatting
 

@@ -59,7 +59,7 @@ def main(argv=None) -> int:
     gen = time.perf_counter() - t
     charts = sum(len(v) for v in rep.charts.values())
     print(f"site: {rep.runs} runs, {rep.entries} entries, {len(rep.pages)} pages, {charts} charts in {gen:.1f} s "
-          f"({', '.join(f'{k} {v:.1f}s' for k, v in rep.timings.items())})")
+          f"({rep.times()})")
     if a.incremental:
         # the nightly case: the same history plus one more night (3 OSes), re-rendered
         # over the previous site (its change-point cache included)
@@ -78,7 +78,7 @@ def main(argv=None) -> int:
         t = time.perf_counter()
         rep2 = site.render(nxt, nxt_site, jobs=a.jobs)
         print(f"one more night: history add {added:.1f} s, site {time.perf_counter() - t:.1f} s "
-              f"({', '.join(f'{k} {v:.1f}s' for k, v in rep2.timings.items())})")
+              f"({rep2.times()})")
     size = sum(f.stat().st_size for f in out.rglob("*") if f.is_file())
     print(f"site size: {size / 2**20:.1f} MiB")
     cmd = ["node", str(CI_SCRIPTS / "tests/browser/test.mjs"), str(out), "--timing-only"]

@@ -24,7 +24,6 @@ def run(args) -> int:
     rep = site.render(args.history, args.out, site_url=args.site_url, repo_url=args.repo_url, jobs=args.jobs,
                       detect=not args.no_changepoints, keep_chart_sources=args.keep_chart_sources)
     n = sum(len(v) for v in rep.charts.values())
-    times = ", ".join(f"{k} {v:.1f}s" for k, v in rep.timings.items())
-    print(f"{args.out}: {len(rep.pages)} pages, {n} charts from {rep.runs} runs ({rep.entries} entries); {times}")
+    print(f"{args.out}: {len(rep.pages)} pages, {n} charts from {rep.runs} runs ({rep.entries} entries); {rep.times()}")
     print(f"open {Path(args.out).resolve() / 'index.html'}")
     return 0
