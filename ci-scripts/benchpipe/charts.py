@@ -25,10 +25,11 @@ from __future__ import annotations
 import math
 import os
 import shutil
+import statistics
 import subprocess
 import tempfile
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime, timedelta
 from functools import lru_cache
 from pathlib import Path
 
@@ -364,6 +365,49 @@ def _measured_at(metric, key: dict, cat) -> str:
     return f" (measured at {at})" if at != format_params(key["params"]) else ""
 
 
+# A trend chart draws each point of its newest THIN_DAYS days; before them, one point an ISO
+# week (the medians of that week's medians and interval ends). Ten years of nights are
+# 3,650 points on 860 pixels: each trend SVG was ~680 KB and gnuplot's time grew with
+# them, for detail no one can see. Only the drawing thins: change points and compiler
+# releases are found on, and marked at, every point.
+THIN_DAYS = 365
+
+
+def drawn_points(entries: list[dict], days: int = THIN_DAYS) -> tuple[list[list[dict]], str | None]:
+    """The points a trend chart draws, each a list of entries (one; or a week's, before
+    `days` before the newest entry), in date order; and the date before which points are
+    weekly (None: all are drawn)."""
+    if not entries:
+        return [], None
+    newest = datetime.fromisoformat(entries[-1]["date"].replace("Z", "+00:00"))
+    cut = (newest - timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    if entries[0]["date"] >= cut:
+        return [[e] for e in entries], None
+    out, week = [], None
+    for e in entries:
+        if e["date"] >= cut:
+            out.append([e])
+            continue
+        w = date.fromisoformat(e["date"][:10]).isocalendar()[:2]
+        if w != week:
+            out.append([])
+            week = w
+        out[-1].append(e)
+    return out, cut[:10]
+
+
+def _point_row(group: list[dict], shown, scales) -> str:
+    """A .dat row: the point's date, then median, CI low and high of each charted metric
+    (NaN where the point lacks it); a week's point takes its middle entry's date and the
+    medians of its entries' figures."""
+    cells = [group[len(group) // 2]["date"]]
+    for metric in shown:
+        sts, f = [st for e in group if (st := metric.summary_of(e))], scales[metric.name][0]
+        cells += [f"{statistics.median(st[k] for st in sts) * f:.9g}" if sts else "NaN"
+                  for k in ("median", "ci_low", "ci_high")]
+    return " ".join(cells)
+
+
 def trend_charts(model: trends.Model, datadir: Path, cat=None) -> list[Chart]:
     fams: dict[str, list[trends.Series]] = {}
     for s in model.series.values():
@@ -379,18 +423,12 @@ def trend_charts(model: trends.Model, datadir: Path, cat=None) -> list[Chart]:
         scales = {m.name: _scale(m, None if m.unit == "s" else
                                  max((st["ci_high"] for s in group for e in s.entries if (st := m.summary_of(e))),
                                      default=None)) for m in shown}
-        # a row per point: the date, then median, CI low and high of each charted metric
-        # (NaN where a point lacks it)
-        blocks = []
+        # a row per drawn point (drawn_points), a block per series
+        blocks, weekly_before = [], None
         for s in group:
-            rows = []
-            for e in s.entries:
-                cells = [e["date"]]
-                for metric in shown:
-                    st, f = metric.summary_of(e), scales[metric.name][0]
-                    cells += [f"{st[k] * f:.9g}" if st else "NaN" for k in ("median", "ci_low", "ci_high")]
-                rows.append(" ".join(cells))
-            blocks.append("\n".join(rows))
+            points, before = drawn_points(s.entries)
+            weekly_before = max(filter(None, (weekly_before, before)), default=None)
+            blocks.append("\n".join(_point_row(p, shown, scales) for p in points))
         fname.write_text("\n\n\n".join(blocks) + "\n", encoding="utf-8")
         def cp_arrows(metric: str) -> list[str]:
             out = []
@@ -441,7 +479,11 @@ def trend_charts(model: trends.Model, datadir: Path, cat=None) -> list[Chart]:
             "set key outside right top noenhanced", "set grid lc rgb '#dddddd'",
             "set lmargin 12", "set rmargin 28",
         ]
+
         for i, metric in panels:
+            if weekly_before and (i, metric) == panels[-1]:   # said once, under the bottom panel
+                lines.append(f"set xlabel 'before {weekly_before}: one point a week (its medians)' font ',8' "
+                             "tc rgb '#666666'")
             ylabel = f"{metric.label} ({scales[metric.name][1]})"
             lines.append("set yrange [0:*]" if metric.zero_based else "set yrange [*:*]")
             if metric is HEADLINE:   # the top panel: its change points, the compiler releases, the shifts found

@@ -1,0 +1,70 @@
+"""Trend charts over years (issue 40): each point of the newest year drawn, one a week
+before it (the week's medians), said under the chart; change points still marked at
+their own night. Drawn with the real gnuplot."""
+
+from __future__ import annotations
+
+import copy
+from datetime import date, datetime, timedelta, timezone
+from types import SimpleNamespace
+
+from benchpipe import catalogue, charts, history, trends
+from benchpipe.metrics import HEADLINE
+from devtools import synthetic
+
+
+def _night(day: int) -> str:
+    return (datetime(2030, 1, 1, 2, tzinfo=timezone.utc) + timedelta(days=day)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def test_the_newest_year_is_drawn_point_by_point_and_before_it_a_point_a_week():
+    entries = [{"date": _night(d)} for d in range(800)]
+    points, before = charts.drawn_points(entries)
+    assert [e for p in points for e in p] == entries          # each entry in one point, in order
+    assert before == _night(799 - 365)[:10]
+    daily = [p for p in points if p[0]["date"] >= _night(799 - 365)]
+    assert len(daily) == 366 and all(len(p) == 1 for p in daily)
+    weekly = points[:len(points) - len(daily)]
+    for p in weekly:   # one ISO week each, and no week split in two
+        assert len({date.fromisoformat(e["date"][:10]).isocalendar()[:2] for e in p}) == 1
+    weeks = [date.fromisoformat(p[0]["date"][:10]).isocalendar()[:2] for p in weekly]
+    assert len(set(weeks)) == len(weeks) and all(len(p) == 7 for p in weekly[1:-1])
+    # a series within its year is drawn whole, and said to be
+    assert charts.drawn_points(entries[-300:]) == ([[e] for e in entries[-300:]], None)
+    assert charts.drawn_points([]) == ([], None)
+
+
+def test_a_three_year_chart_draws_weekly_medians_and_keeps_every_change_point(tmp_path):
+    # a real entry of the pipeline's history, repeated night after night
+    keys = synthetic.keys_for("smoke", scenarios=["cpu"])[:1]
+    history.add(tmp_path / "h", [("night", synthetic.results_doc(keys, commit="0" * 40, runs=5))])
+    template = history.load(tmp_path / "h").entries[0]
+    field = next(f for f in HEADLINE.fields if template.get(f))
+    entries = []
+    for d in range(3 * 365):
+        e = copy.deepcopy(template)
+        # within each week before the newest year, medians 1..7 s on Monday..Sunday; 9 s after
+        wd = date.fromisoformat(_night(d)[:10]).isoweekday()
+        e["date"], e[field]["median"] = _night(d), float(wd if d < 3 * 365 - 1 - 365 else 9)
+        e[field]["ci_low"], e[field]["ci_high"] = e[field]["median"] - 0.5, e[field]["median"] + 0.5
+        entries.append(e)
+    s = trends.Series("sid", "linux", template["key"], "stable", entries)
+    s.metric_changepoints[HEADLINE.name] = [{"index": 100, "direction": "regression", "ratio": 1.1,
+                                             "commit": "0" * 40, "previous_commit": "0" * 40}]
+    [chart] = charts.trend_charts(SimpleNamespace(series={"sid": s}), tmp_path, catalogue.load())
+    rows = (tmp_path / f"{chart.name.replace('/', '_')}.dat").read_text().split("\n")
+    rows = [r.split() for r in rows if r]
+    full_weeks = [r for r in rows if r[0] < _night(2 * 365 - 7)][1:]
+    assert full_weeks and all(float(r[1]) == 4.0 and float(r[2]) == 3.5 and float(r[3]) == 4.5 for r in full_weeks)
+    newest_year = [r for r in rows if r[0] >= _night(3 * 365 - 1 - 365)]
+    assert len(newest_year) == 366 and all(float(r[1]) == 9.0 for r in newest_year)
+    assert len(rows) < 366 + 2 * 53 + 1
+    # the change point is marked at its own night, and the chart says how it is drawn
+    assert f"set arrow from '{entries[100]['date']}'" in chart.script
+    assert f"before {_night(3 * 365 - 1 - 365)[:10]}: one point a week" in chart.script
+    # real gnuplot draws it
+    out = tmp_path / "out"
+    out.mkdir()
+    charts.render([chart], out, tmp_path)
+    svg = (out / f"{chart.name}.svg").read_text()
+    assert "one point a week" in svg
