@@ -25,7 +25,6 @@ from __future__ import annotations
 import math
 import os
 import shutil
-import statistics
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -396,16 +395,23 @@ def drawn_points(entries: list[dict], days: int = THIN_DAYS) -> tuple[list[list[
     return out, cut[:10]
 
 
-def _point_row(group: list[dict], shown, scales) -> str:
-    """A .dat row: the point's date, then median, CI low and high of each charted metric
-    (NaN where the point lacks it); a week's point takes its middle entry's date and the
-    medians of its entries' figures."""
-    cells = [group[len(group) // 2]["date"]]
-    for metric in shown:
-        sts, f = [st for e in group if (st := metric.summary_of(e))], scales[metric.name][0]
-        cells += [f"{statistics.median(st[k] for st in sts) * f:.9g}" if sts else "NaN"
-                  for k in ("median", "ci_low", "ci_high")]
-    return " ".join(cells)
+_STATS = ("median", "ci_low", "ci_high")
+
+
+def _point_stats(group: list[dict], metric) -> tuple | None:
+    """A drawn point's median, CI low and high of a metric (None: the point lacks it): a
+    week's point takes the medians of its entries' figures."""
+    sts = [st for e in group if (st := metric.summary_of(e))]
+    if len(sts) == 1:
+        return tuple(sts[0][k] for k in _STATS)
+    return tuple(_median([st[k] for st in sts]) for k in _STATS) if sts else None
+
+
+def _median(xs: list[float]) -> float:
+    """statistics.median's result, without its overhead (a million weekly points at ten years)."""
+    xs = sorted(xs)
+    m = len(xs) // 2
+    return xs[m] if len(xs) % 2 else (xs[m - 1] + xs[m]) / 2
 
 
 def trend_charts(model: trends.Model, datadir: Path, cat=None) -> list[Chart]:
@@ -419,16 +425,28 @@ def trend_charts(model: trends.Model, datadir: Path, cat=None) -> list[Chart]:
         k0 = group[0].key
         colour = build_colour(k0["build"])
         fname = datadir / f"{name.replace('/', '_')}.dat"
-        # counts in their SI step (M, G instructions); times stay in seconds, sizes in MiB
-        scales = {m.name: _scale(m, None if m.unit == "s" else
-                                 max((st["ci_high"] for s in group for e in s.entries if (st := m.summary_of(e))),
-                                     default=None)) for m in shown}
-        # a row per drawn point (drawn_points), a block per series
-        blocks, weekly_before = [], None
+        # each series' drawn points (drawn_points): a week's takes its middle entry's date
+        drawn, weekly_before = [], None
         for s in group:
             points, before = drawn_points(s.entries)
             weekly_before = max(filter(None, (weekly_before, before)), default=None)
-            blocks.append("\n".join(_point_row(p, shown, scales) for p in points))
+            drawn.append(([p[len(p) // 2]["date"] for p in points], {m.name: [_point_stats(p, m) for p in points]
+                                                                    for m in shown}))
+        # counts in their SI step (M, G instructions); times stay in seconds, sizes in MiB
+        scales = {m.name: _scale(m, None if m.unit == "s" else
+                                 max((t[2] for _, st in drawn for t in st[m.name] if t), default=None)) for m in shown}
+        # a row per drawn point: the date, then median, CI low and high of each charted
+        # metric (NaN where a point lacks it); a block per series
+        blocks = []
+        for dates, st in drawn:
+            rows = []
+            for i, d in enumerate(dates):
+                cells = [d]
+                for m in shown:
+                    t, f = st[m.name][i], scales[m.name][0]
+                    cells += [f"{x * f:.9g}" for x in t] if t else ["NaN"] * 3
+                rows.append(" ".join(cells))
+            blocks.append("\n".join(rows))
         fname.write_text("\n\n\n".join(blocks) + "\n", encoding="utf-8")
         def cp_arrows(metric: str) -> list[str]:
             out = []
@@ -469,9 +487,9 @@ def trend_charts(model: trends.Model, datadir: Path, cat=None) -> list[Chart]:
             return "\n".join([f"set title {gq(title)} noenhanced", f"set ylabel {gq(ylabel)}",
                               "plot " + ", \\\n     ".join(plots)])
 
-        fmt = _date_format(e["date"] for s in group for e in s.entries)
+        fmt = _date_format(d for dates, _ in drawn for d in dates)
         # a panel per charted metric this family has (an optional one may be missing)
-        panels = [(i, m) for i, m in enumerate(shown) if any(m.summary_of(e) for s in group for e in s.entries)]
+        panels = [(i, m) for i, m in enumerate(shown) if any(t for _, st in drawn for t in st[m.name])]
         lines = [
             f"set multiplot layout {len(panels)},1",
             "set xdata time", "set timefmt '%Y-%m-%dT%H:%M:%SZ'", f"set format x '{fmt}'",

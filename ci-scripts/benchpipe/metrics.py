@@ -56,7 +56,11 @@ class Metric:
 
     def summary_of(self, entry: dict) -> dict | None:
         """Its summary statistics in a history entry (None: not measured there)."""
-        return next((entry[f] for f in self.fields if entry.get(f)), None)
+        for f in self.fields:   # a loop, not next(generator): called for every entry a chart draws
+            v = entry.get(f)
+            if v:
+                return v
+        return None
 
     def median_of(self, entry: dict) -> float | None:
         return (self.summary_of(entry) or {}).get("median")
