@@ -497,7 +497,6 @@ def trend_charts(model: trends.Model, datadir: Path, cat=None) -> list[Chart]:
             "set key outside right top noenhanced", "set grid lc rgb '#dddddd'",
             "set lmargin 12", "set rmargin 28",
         ]
-
         for i, metric in panels:
             if weekly_before and (i, metric) == panels[-1]:   # said once, under the bottom panel
                 lines.append(f"set xlabel 'before {weekly_before}: one point a week (its medians)' font ',8' "
