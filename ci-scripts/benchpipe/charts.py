@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 import os
 import shutil
+import statistics
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -404,14 +405,7 @@ def _point_stats(group: list[dict], metric) -> tuple | None:
     sts = [st for e in group if (st := metric.summary_of(e))]
     if len(sts) == 1:
         return tuple(sts[0][k] for k in _STATS)
-    return tuple(_median([st[k] for st in sts]) for k in _STATS) if sts else None
-
-
-def _median(xs: list[float]) -> float:
-    """statistics.median's result, without its overhead (a million weekly points at ten years)."""
-    xs = sorted(xs)
-    m = len(xs) // 2
-    return xs[m] if len(xs) % 2 else (xs[m - 1] + xs[m]) / 2
+    return tuple(statistics.median(st[k] for st in sts) for k in _STATS) if sts else None
 
 
 def trend_charts(model: trends.Model, datadir: Path, cat=None) -> list[Chart]:

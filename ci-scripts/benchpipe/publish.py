@@ -79,6 +79,7 @@ class PublishReport:
     runs_added: list[str]
     commit: str | None
     pushed: bool
+    site: site.SiteReport | None = None   # the render's, when a site was written
 
 
 def is_local(remote: str) -> bool:
@@ -215,6 +216,7 @@ def publish(remote: str, branch: str, results_paths, *, site_url: str = "", repo
                              "landed meanwhile are skipped), or in CI re-run the workflow's failed job") from None
         finally:
             publish_lock.release(_git, wt, remote, branch, lock, env)
+        rep = None
         if out:
             _full_checkout(wt)
             rep = render_site(wt, Path(out), site_url=site_url, repo_url=repo_url, jobs=jobs, detect=detect)
@@ -224,7 +226,7 @@ def publish(remote: str, branch: str, results_paths, *, site_url: str = "", repo
                     publish_cache.save(_git, _fetch, wt, remote, branch, Path(out) / site.CP_CACHE, env, log)
                 except Exception as err:   # noqa: BLE001 - it only saves time: never fails a publish
                     log(f"publish: change-point cache not saved: {err}")
-        return PublishReport(attempts, runs_added, commit, commit is not None)
+        return PublishReport(attempts, runs_added, commit, commit is not None, rep)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -177,15 +177,13 @@ def nights(remote: Path, work: Path, first_day: int, n: int, keys: list[dict], o
         t = time.perf_counter()
         clock = datetime.fromisoformat(max(d["env"]["timestamp"] for d in docs[night * len(oses):(night + 1) * len(oses)])
                                        .replace("Z", "+00:00"))
-        said = []   # publish's own lines; the site's says where its time went
-        publish.publish(str(remote), "gh-pages", files, out=work / "site", jobs=jobs, detect=detect,
-                        compact=compact, now=clock, log=lambda *a, **k: said.append(" ".join(map(str, a))))
+        rep = publish.publish(str(remote), "gh-pages", files, out=work / "site", jobs=jobs, detect=detect,
+                              compact=compact, now=clock, log=lambda *a, **k: None)
         secs = time.perf_counter() - t
-        site_line = next((s for s in said if s.startswith("publish: site of")), None)
         after = packed_bytes(remote)
         parts = tree_parts(remote)
         row = {"night": night + 1, "growth": after - before, "packed": after, "tree": sum(parts.values()),
-               "parts": parts, "publish_s": secs, "site": site_line.rpartition("(")[2].rstrip(")") if site_line else ""}
+               "parts": parts, "publish_s": secs, "site": rep.site.times() if rep.site else ""}
         log(f"night {row['night']}: +{row['growth'] / 1024:,.0f} KiB packed (repository {after / 2**20:.1f} MiB, "
             f"branch tree {row['tree'] / 2**20:.1f} MiB: "
             f"{', '.join(f'{k} {v / 2**20:.1f}' for k, v in sorted(parts.items()))}), publish {secs:.1f} s"
