@@ -373,39 +373,37 @@ def _measured_at(metric, key: dict, cat) -> str:
 THIN_DAYS = 365
 
 
-def drawn_points(entries: list[dict], days: int = THIN_DAYS) -> tuple[list[list[dict]], str | None]:
-    """The points a trend chart draws, each a list of entries (one; or a week's, before
-    `days` before the newest entry), in date order; and the date before which points are
-    weekly (None: all are drawn)."""
-    if not entries:
+def drawn_points(dates: list[str], days: int = THIN_DAYS) -> tuple[list[list[int]], str | None]:
+    """The points a trend chart draws, each a list of a series' point indices (one; or a
+    week's, before `days` before the newest point), in date order; and the date before
+    which points are weekly (None: all are drawn)."""
+    if not dates:
         return [], None
-    newest = datetime.fromisoformat(entries[-1]["date"].replace("Z", "+00:00"))
+    newest = datetime.fromisoformat(dates[-1].replace("Z", "+00:00"))
     cut = (newest - timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%SZ")
-    if entries[0]["date"] >= cut:
-        return [[e] for e in entries], None
+    if dates[0] >= cut:
+        return [[i] for i in range(len(dates))], None
     out, week = [], None
-    for e in entries:
-        if e["date"] >= cut:
-            out.append([e])
+    for i, d in enumerate(dates):
+        if d >= cut:
+            out.append([i])
             continue
-        w = date.fromisoformat(e["date"][:10]).isocalendar()[:2]
+        w = date.fromisoformat(d[:10]).isocalendar()[:2]
         if w != week:
             out.append([])
             week = w
-        out[-1].append(e)
+        out[-1].append(i)
     return out, cut[:10]
 
 
-_STATS = ("median", "ci_low", "ci_high")
-
-
-def _point_stats(group: list[dict], metric) -> tuple | None:
-    """A drawn point's median, CI low and high of a metric (None: the point lacks it): a
-    week's point takes the medians of its entries' figures."""
-    sts = [st for e in group if (st := metric.summary_of(e))]
+def _point_stats(group: list[int], col: list[tuple | None]) -> tuple | None:
+    """A drawn point's median, CI low and high of a metric (col: the series' figures of
+    it, trends.Series.stats; None: the point lacks it): a week's point takes the medians
+    of its points' figures."""
+    sts = [t for i in group if (t := col[i])]
     if len(sts) == 1:
-        return tuple(sts[0][k] for k in _STATS)
-    return tuple(statistics.median(st[k] for st in sts) for k in _STATS) if sts else None
+        return sts[0]
+    return tuple(statistics.median(t[k] for t in sts) for k in range(3)) if sts else None
 
 
 def trend_charts(model: trends.Model, datadir: Path, cat=None) -> list[Chart]:
@@ -422,10 +420,10 @@ def trend_charts(model: trends.Model, datadir: Path, cat=None) -> list[Chart]:
         # each series' drawn points (drawn_points): a week's takes its middle entry's date
         drawn, weekly_before = [], None
         for s in group:
-            points, before = drawn_points(s.entries)
+            points, before = drawn_points(s.dates)
             weekly_before = max(filter(None, (weekly_before, before)), default=None)
-            drawn.append(([p[len(p) // 2]["date"] for p in points], {m.name: [_point_stats(p, m) for p in points]
-                                                                    for m in shown}))
+            drawn.append(([s.dates[p[len(p) // 2]] for p in points],
+                          {m.name: [_point_stats(p, s.stats[m.name]) for p in points] for m in shown}))
         # counts in their SI step (M, G instructions); times stay in seconds, sizes in MiB
         scales = {m.name: _scale(m, None if m.unit == "s" else
                                  max((t[2] for _, st in drawn for t in st[m.name] if t), default=None)) for m in shown}
@@ -446,7 +444,7 @@ def trend_charts(model: trends.Model, datadir: Path, cat=None) -> list[Chart]:
             out = []
             for s in group:
                 for cp in s.metric_changepoints.get(metric, []):
-                    d = s.entries[cp["index"]]["date"]
+                    d = s.dates[cp["index"]]
                     c = CP_COLOUR if cp["direction"] == "regression" else "#2ca02c"
                     out.append(f"set arrow from '{d}', graph 0 to '{d}', graph 1 nohead lc rgb '{c}' lw 1.5 dt 2 front")
             return out
@@ -454,13 +452,13 @@ def trend_charts(model: trends.Model, datadir: Path, cat=None) -> list[Chart]:
         arrows = cp_arrows(HEADLINE.name)
         for s in group:
             for i, _old, new in s.bumps():
-                d = s.entries[i]["date"]
+                d = s.dates[i]
                 arrows.append(f"set arrow from '{d}', graph 0 to '{d}', graph 1 nohead lc rgb '{BUMP_COLOUR}' lw 1 dt 3 back")
                 arrows.append(f"set label {gq(new)} at '{d}', graph 0.97 right rotate by 90 font ',8' "
                               f"tc rgb '{BUMP_COLOUR}' front noenhanced")
         pct = ", ".join(f"{(cp['ratio'] - 1) * 100:+.1f}% {s.label}" for s in group for cp in s.changepoints
                         if cp.get("ratio"))
-        one = len(group[0].entries) == 1 and len(group) == 1
+        one = len(group[0]) == 1 and len(group) == 1
 
         def panel(col: int, ylabel: str, title: str, marks: bool, metric: str) -> str:
             plots = []
@@ -471,7 +469,7 @@ def trend_charts(model: trends.Model, datadir: Path, cat=None) -> list[Chart]:
                 plots.append(f"{gq(fname.name)} index {i} using 1:{col + 1}:{col + 2} with filledcurves "
                              f"fc rgb '{band}' fs transparent solid 0.35 notitle")
                 style = (f"linespoints pt {POINTS[i % len(POINTS)]} ps {0.9 if one else 0.5}"
-                         if len(s.entries) <= 60 else "lines")  # a year of points: a line, not 365 markers
+                         if len(s) <= 60 else "lines")  # a year of points: a line, not 365 markers
                 plots.append(f"{gq(fname.name)} index {i} using 1:{col} with {style} lc rgb '{c}' lw 2 "
                              f"dt {1 + i} title {gq(tc + ' median')}")
             if any(s.metric_changepoints.get(metric, []) for s in group):
@@ -603,14 +601,13 @@ def version_charts(model: trends.Model, datadir: Path) -> list[Chart]:
     same-run verdicts)."""
     groups: dict[tuple[str, str, str, str], dict[str, list[float]]] = {}
     for s in model.series.values():
-        for e in s.entries:
-            v = e.get("versus") or {}
-            r = ((v.get("metrics") or {}).get(HEADLINE.name) or {}).get("ratio")
+        for i, v in enumerate(s.versus):
+            r = (((v or {}).get("metrics") or {}).get(HEADLINE.name) or {}).get("ratio")
             if not r or r <= 0:
                 continue
             older = versions.older_side(v)
-            g = groups.setdefault((s.os, s.key["lang"], older, s.channel or e["key"]["toolchain"]), {})
-            g.setdefault(e["date"], []).append(r)
+            g = groups.setdefault((s.os, s.key["lang"], older, s.channel or s.keys[i]["toolchain"]), {})
+            g.setdefault(s.dates[i], []).append(r)
     charts = []
     for (os_, lang, older, newer), by_date in sorted(groups.items()):
         if len(by_date) < 2:

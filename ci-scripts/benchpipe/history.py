@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from benchpipe import history_rows, history_summary, measures, metrics, results, schema, strictjson
+from benchpipe import gcpause, history_rows, history_summary, measures, metrics, results, schema, strictjson
 from benchpipe.errors import BenchError
 from benchpipe.fsutil import atomic_write_bytes, atomic_write_text, file_lock
 from benchpipe.stats import summarize
@@ -910,11 +910,36 @@ def _interrupted_compactions(files: list[tuple[Path, str]]) -> list[Path]:
 class History:
     runs: dict[str, dict]         # run id -> run record
     entries: list[dict]           # committed entries (their run has a record), by date
+    # load(summaries="rows"): each summarised month's series table and its committed rows
+    # (history_rows.Series, rows by date), oldest month first, not made into entries
+    summarised: list[tuple[history_rows.Series, list[list]]] = field(default_factory=list)
+
+    @property
+    def count(self) -> int:
+        """Entries, summarised rows included."""
+        return len(self.entries) + sum(len(rows) for _, rows in self.summarised)
 
 
-def load(root) -> History:
+def _row_order(runs: dict[str, dict], series: history_rows.Series):
+    """A summarised row's place in load's order (date, run, id), from its run record."""
+    def key(row):
+        p = row[2]
+        return (p["date"] if "date" in p else runs[row[0]]["date"], row[0], series.by_index[row[1]]["id"])
+    return key
+
+
+def load(root, summaries: str = "entries") -> History:
     """Everything in the history, read and checked (fast checks only: structure of
-    the files, digests; `check` runs the full schema validation)."""
+    the files, digests; `check` runs the full schema validation).
+
+    summaries="rows": a summarised month's rows are left as rows (History.summarised),
+    for a reader that takes a few columns of ten years of them (trends.build: 1.2 million
+    an OS, most of the site's time when each was made into an entry)."""
+    with gcpause.paused():
+        return _load(Path(root), summaries)
+
+
+def _load(root: Path, summaries: str) -> History:
     root = Path(root)
     if not root.is_dir():
         raise BenchError(f"{root}: no such history directory")
@@ -941,19 +966,26 @@ def load(root) -> History:
                 raise BenchError(f"{path}: not a history file; run `bench history check`")
         except _MALFORMED:
             raise BenchError(f"{path}: not a valid history file; run `bench history check`") from None
-    entries = []
+    entries, summarised = [], []
     for path, doc in docs:
         try:
             # a history/2 row is decoded beside the run records of its own month, as check does
             month = runs if doc["kind"] == "entries" and not is_rows(doc) else by_month.get(doc["month"], {})
+            if summaries == "rows" and history_summary.is_summary(doc):
+                series = history_rows.Series(doc["rows"])
+                rows = [r for r in doc["rows"] if isinstance(r, list) and r[0] in month and r[0] in runs]
+                rows.sort(key=_row_order(month, series))
+                summarised.append((doc["month"], series, rows))
+                continue
             entries.extend(e for e in file_entries(doc, month) if e["run"] in runs)
         except (*_MALFORMED, history_rows.RowError):
             raise BenchError(f"{path}: not a valid history file; run `bench history check`") from None
+    summarised.sort(key=lambda m: m[0])
     try:
         entries.sort(key=lambda e: (e["date"], e["run"], e["id"]))
     except TypeError:   # a hand-edited id or date of another type
         raise BenchError(f"{root}: a history entry of an unexpected shape; run `bench history check`") from None
-    return History(runs, entries)
+    return History(runs, entries, [(series, rows) for _, series, rows in summarised])
 
 
 @dataclass

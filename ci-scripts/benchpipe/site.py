@@ -21,7 +21,7 @@ from pathlib import Path
 
 import jinja2
 
-from benchpipe import ROOT, catalogue, charts, history, measures, trends, units, versions
+from benchpipe import ROOT, catalogue, charts, gcpause, history, measures, trends, units, versions
 from benchpipe.errors import BenchError
 from benchpipe.fsutil import atomic_write_text, swap_dir
 from benchpipe.metrics import HEADLINE, METRICS, charted, page_data, trended
@@ -231,8 +231,9 @@ def render(history_dir, out_dir, *, site_url: str = "", repo_url: str = "", jobs
     out.mkdir(parents=True, exist_ok=True)
     try:
         try:
-            return _render(out, history_dir, rep, t0, detect, jobs, cp_options, site_url, repo_url,
-                           keep_chart_sources)
+            with gcpause.paused():   # millions of objects, none garbage before the end
+                return _render(out, history_dir, rep, t0, detect, jobs, cp_options, site_url, repo_url,
+                               keep_chart_sources)
         except (KeyError, TypeError, AttributeError, IndexError, ValueError):
             # Reading is fast and trusts what checked when it was written; a record edited
             # by hand, its digest recomputed, fails here. Say which, in one line.
@@ -253,8 +254,8 @@ def render(history_dir, out_dir, *, site_url: str = "", repo_url: str = "", jobs
 
 def _render(out, history_dir, rep, t0, detect, jobs, cp_options, site_url, repo_url, keep_chart_sources):
     cat = catalogue.load()
-    hist = history.load(history_dir)
-    rep.runs, rep.entries = len(hist.runs), len(hist.entries)
+    hist = history.load(history_dir, summaries="rows")   # summarised months as columns (trends.build)
+    rep.runs, rep.entries = len(hist.runs), hist.count
     rep.timings["load"] = time.perf_counter() - t0
 
     t = time.perf_counter()

@@ -23,7 +23,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchpipe import strictjson
+from benchpipe import history_summary, strictjson
 from benchpipe.changepoint_windows import valid_candidates, window_key, windows
 from benchpipe.errors import BenchError
 from benchpipe.fsutil import atomic_write_json
@@ -217,16 +217,62 @@ def version_text(toolchain: str) -> str:
     return re.sub(r"^(go|rust)", "", toolchain)
 
 
+def summary_triple(v) -> tuple | None:
+    """A summary's median and 95 % interval: from an entry's (a dict) or a summarised
+    row's (an array in history_rows.STATS order); None where there is none."""
+    if not v:
+        return None
+    if isinstance(v, list):
+        return (v[0], v[1], v[2])
+    return (v.get("median"), v.get("ci_low"), v.get("ci_high"))
+
+
 @dataclass
 class Series:
     """One benchmark (key without label) on one OS and channel, over time. key: the
-    newest point's key (its exact toolchain)."""
+    newest point's key (its exact toolchain).
+
+    A point per run, oldest first, as columns: ten years are 1.2 million points an OS,
+    and a summarised month's rows are read straight into them (build), never made into
+    entries. `last` is the newest point as a whole entry (what the tables show)."""
     sid: str
     os: str
     key: dict
     channel: str = ""
-    entries: list[dict] = field(default_factory=list)
+    dates: list[str] = field(default_factory=list)
+    commits: list[str] = field(default_factory=list)
+    runs: list[str] = field(default_factory=list)
+    keys: list[dict] = field(default_factory=list)               # each point's key (its toolchain)
+    versus: list[dict | None] = field(default_factory=list)      # each point's compiler-version verdict
+    stats: dict[str, list[tuple | None]] = field(default_factory=lambda: {m: [] for m in METRICS})  # metric -> (median, ci_low, ci_high)
+    last: dict | None = None
     metric_changepoints: dict[str, list[dict]] = field(default_factory=dict)  # metric name -> its change points
+
+    def __len__(self) -> int:
+        return len(self.dates)
+
+    def add(self, e: dict) -> None:
+        """An entry as the newest point."""
+        self.dates.append(e["date"])
+        self.commits.append(e["commit"])
+        self.runs.append(e["run"])
+        self.keys.append(e["key"])
+        self.versus.append(e.get("versus"))
+        for m in METRICS.values():
+            self.stats[m.name].append(summary_triple(m.summary_of(e)))
+        self.key, self.last = e["key"], e
+
+    @classmethod
+    def of(cls, entries: list[dict], sid: str = "") -> Series:
+        """A series of these entries (by date)."""
+        e = entries[0]
+        s = cls(sid or series_id(e), e["os"], e["key"], channel(e))
+        for e in entries:
+            s.add(e)
+        return s
+
+    def medians(self, metric: str) -> list[float | None]:
+        return [t[0] if t else None for t in self.stats[metric]]
 
     @property
     def changepoints(self) -> list[dict]:
@@ -235,9 +281,8 @@ class Series:
 
     def bumps(self) -> list[tuple[int, str, str]]:
         """(index, older, newer toolchain) where the channel moved to another version."""
-        return [(i, a["key"]["toolchain"], b["key"]["toolchain"])
-                for i, (a, b) in enumerate(zip(self.entries, self.entries[1:]), 1)
-                if a["key"]["toolchain"] != b["key"]["toolchain"]]
+        tcs = [k["toolchain"] for k in self.keys]
+        return [(i, a, b) for i, (a, b) in enumerate(zip(tcs, tcs[1:]), 1) if a != b]
 
     @property
     def label(self) -> str:
@@ -263,9 +308,67 @@ class Model:
                 yield os_, e
 
 
+def _add_summarised(series: dict[str, Series], hist) -> dict[str, tuple]:
+    """Each summarised month's rows as points of their series (oldest month first, rows by
+    date), read as columns: no entry is made. Returns, per series, its newest row's sort
+    key and what decoding it takes (the whole entry, made only where a series' newest
+    point is in a summarised month)."""
+    fields = [(m.name, m.fields) for m in METRICS.values()]
+    tails: dict[str, tuple] = {}
+    for table, rows in hist.summarised:
+        sids: dict[tuple, Series | None] = {}
+        for row in rows:
+            p = row[2]
+            run = hist.runs[row[0]]
+            os_ = p["os"] if "os" in p else run["os"]
+            srow = table.by_index[row[1]]
+            ch = p["channel"] if "channel" in p else srow.get("channel")   # None in a row: none
+            s = sids.get((row[1], os_, ch), False)
+            if s is False:
+                key = srow["key"]
+                if key.get("label"):   # A/B sides are PR artefacts, not trends
+                    s = None
+                else:
+                    sid = f"{os_}|{family_id(key)}|{ch or key['toolchain']}"
+                    s = series.get(sid)
+                    if s is None:
+                        s = series[sid] = Series(sid, os_, key, ch or key["toolchain"])
+                sids[(row[1], os_, ch)] = s
+            if s is None:
+                continue
+            date = p["date"] if "date" in p else run["date"]
+            s.dates.append(date)
+            s.commits.append(p["commit"] if "commit" in p else run["commit"])
+            s.runs.append(row[0])
+            s.keys.append(srow["key"])
+            s.versus.append(p.get("versus"))
+            for name, fs in fields:
+                v = None
+                for f in fs:   # as Metric.summary_of: the first field present
+                    v = p.get(f)
+                    if v:
+                        break
+                s.stats[name].append(summary_triple(v))
+            s.key = srow["key"]
+            tails[s.sid] = ((date, row[0], srow["id"]), (row, table, run))
+    return tails
+
+
+def _in_order(s: Series) -> None:
+    """The points by (date, run, id), as history.load orders entries: a no-op unless a
+    whole entry is older than a summarised row (a hand-made history)."""
+    if all(a <= b for a, b in zip(s.dates, s.dates[1:])):
+        return
+    order = sorted(range(len(s)), key=lambda i: (s.dates[i], s.runs[i], key_id(s.keys[i])))
+    for col in (s.dates, s.commits, s.runs, s.keys, s.versus, *s.stats.values()):
+        col[:] = [col[i] for i in order]
+    s.key = s.keys[-1]
+
+
 def build(hist, cat, detect: bool = True, cache_path: Path | None = None, jobs: int | None = None,
           cp_options: dict | None = None) -> Model:
     series: dict[str, Series] = {}
+    tails = _add_summarised(series, hist) if getattr(hist, "summarised", None) else {}
     for e in hist.entries:  # sorted by date
         if e["key"].get("label"):  # A/B sides are PR artefacts, not trends
             continue
@@ -273,13 +376,17 @@ def build(hist, cat, detect: bool = True, cache_path: Path | None = None, jobs: 
         s = series.get(sid)
         if s is None:
             s = series[sid] = Series(sid, e["os"], e["key"], channel(e))
-        s.entries.append(e)
-        s.key = e["key"]
+        s.add(e)
+    for sid, (order, (row, table, run)) in tails.items():
+        s = series[sid]
+        if s.last is None or (s.last["date"], s.last["run"], s.last["id"]) < order:
+            s.last = history_summary.decode(row, table, run)
+        _in_order(s)
     # What the tables show: each series' newest point (a channel that moved on to a new
     # release no longer shows the old one).
     latest: dict[tuple[str, str], dict] = {}
     for s in series.values():
-        e = s.entries[-1]
+        e = s.last
         old = latest.get((s.os, e["id"]))
         if old is None or old["date"] <= e["date"]:
             latest[(s.os, e["id"])] = e
@@ -307,12 +414,14 @@ def build(hist, cat, detect: bool = True, cache_path: Path | None = None, jobs: 
             # that reported no memory, a benchmark an optional metric does not measure)
             # is left out of that metric's series
             for metric in with_changepoints():
-                values = [metric.median_of(x) for x in s.entries]
+                values = s.medians(metric.name)
                 idx = [i for i, v in enumerate(values) if (v or 0) > 0]
                 # (the headline keeps the plain series id: its cached analyses stay valid)
                 cid = sid if metric is HEADLINE else f"{sid}|{metric.name}"
-                inputs[cid] = ([s.entries[i]["commit"] for i in idx], [s.entries[i]["date"] for i in idx],
-                               [values[i] for i in idx])
+                if len(idx) == len(values):
+                    inputs[cid] = (s.commits, s.dates, values)
+                else:
+                    inputs[cid] = ([s.commits[i] for i in idx], [s.dates[i] for i in idx], [values[i] for i in idx])
                 where[cid] = (sid, metric.name, idx)
         found = detect_all(inputs, cache_path, jobs, cp_options)
         for cid, cps in found.items():
@@ -321,20 +430,20 @@ def build(hist, cat, detect: bool = True, cache_path: Path | None = None, jobs: 
             cps = [{**cp, "index": idx[cp["index"]], "metric": metric} for cp in cps]
             s.metric_changepoints[metric] = cps
             for cp in cps:
-                e = s.entries[cp["index"]]
-                before = s.entries[cp["index"] - 1] if cp["index"] > 0 else e
+                i = cp["index"]
+                key, before = s.keys[i], s.keys[i - 1] if i > 0 else s.keys[i]
                 bump = ""
-                if before["key"]["toolchain"] != e["key"]["toolchain"]:
+                if before["toolchain"] != key["toolchain"]:
                     # a level shift where the channel moved to a new release: the compiler's
-                    bump = (f"{e['key']['lang']} {version_text(before['key']['toolchain'])} -> "
-                            f"{version_text(e['key']['toolchain'])}")
+                    bump = (f"{key['lang']} {version_text(before['toolchain'])} -> "
+                            f"{version_text(key['toolchain'])}")
                 regressions.append({
-                    "date": e["date"], "os": s.os, "scenario": s.key["scenario"], "id": key_id(e["key"]),
-                    "family": family_id(s.key), "toolchain": e["key"]["toolchain"], "lang": s.key["lang"],
+                    "date": s.dates[i], "os": s.os, "scenario": s.key["scenario"], "id": key_id(key),
+                    "family": family_id(s.key), "toolchain": key["toolchain"], "lang": s.key["lang"],
                     "channel": s.channel, "toolchain_change": bump, "metric": metric,
                     "commit": cp["commit"], "previous_commit": cp["previous_commit"], "ratio": cp["ratio"],
                     "before": cp["before_median"], "after": cp["after_median"], "direction": cp["direction"],
-                    "run": e["run"], "message": hist.runs.get(e["run"], {}).get("commit_message", ""),
+                    "run": s.runs[i], "message": hist.runs.get(s.runs[i], {}).get("commit_message", ""),
                     "chart": trend_chart_name(s.key, s.os),
                 })
         # newest first, then in the registry's order (time, CPU, memory)

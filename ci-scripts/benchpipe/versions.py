@@ -50,14 +50,13 @@ def rows(model: trends.Model) -> dict[str, list[dict]]:
     """OS -> rows, regressions first, then by how far the headline ratio is from 1."""
     out: dict[str, list[dict]] = {}
     for s in model.series.values():
-        e = s.entries[-1]
+        e = s.last
         v = e.get("versus")
         if not v:
             continue
         older = older_side(v)
-        trail = [_metric(x["versus"], HEADLINE.name)["ratio"] for x in s.entries
-                 if x.get("versus") and older_side(x["versus"]) == older
-                 and _metric(x["versus"], HEADLINE.name)["ratio"] is not None][-TRAIL:]
+        trail = [_metric(x, HEADLINE.name)["ratio"] for x in s.versus
+                 if x and older_side(x) == older and _metric(x, HEADLINE.name)["ratio"] is not None][-TRAIL:]
         k = e["key"]
         metrics = {name: _metric(v, name) for name in METRICS}
         out.setdefault(s.os, []).append({

@@ -85,6 +85,16 @@ def test_old_months_are_summarised_and_the_site_shows_the_same(nights, tmp_path)
     site.render(root, tmp_path / "site2", jobs=1)
     model = trends.build(after, catalogue.load(), jobs=1)
     assert model.regressions, "the level shift in January/February gives change points"
+    # the site reads summarised months as rows straight into columns: the same model
+    rows = history.load(root, summaries="rows")
+    assert rows.summarised and rows.count == len(after.entries) and len(rows.entries) < len(after.entries)
+    cols = trends.build(rows, catalogue.load(), jobs=1)
+    assert cols.regressions == model.regressions and cols.latest == model.latest
+    assert cols.series.keys() == model.series.keys()
+    for sid, s in model.series.items():
+        c = cols.series[sid]
+        assert (c.dates, c.commits, c.runs, c.keys, c.versus, c.stats, c.last, c.metric_changepoints) == \
+            (s.dates, s.commits, s.runs, s.keys, s.versus, s.stats, s.last, s.metric_changepoints), sid
     one, two = _tree(tmp_path / "site1"), _tree(tmp_path / "site2")
     assert any(k.startswith("charts/") for k in one) and one == two
 

@@ -59,4 +59,4 @@ def test_entries_without_a_figure_are_left_out_of_its_series():
     model = trends.build(hist, catalogue.load(), detect=True)
     (s,) = model.series.values()
     (cp,) = s.metric_changepoints["cpu"]
-    assert cp["index"] == 9 and s.entries[9]["commit"] == cp["commit"] == "c09"
+    assert cp["index"] == 9 and s.commits[9] == cp["commit"] == "c09"

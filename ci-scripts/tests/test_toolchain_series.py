@@ -55,7 +55,7 @@ def test_a_release_is_a_point_on_its_channel_series(tmp_path):
     model = trends.build(history.load(tmp_path / "h"), catalogue.load(), cache_path=None)
 
     rust = [s for s in model.series.values() if s.key["lang"] == "rust"]
-    assert rust and all(len(s.entries) == 16 and s.channel == "stable" for s in rust)  # one series, not two
+    assert rust and all(len(s) == 16 and s.channel == "stable" for s in rust)  # one series, not two
     assert all(s.bumps() == [(8, "rust1.95.0", "rust1.96.0")] for s in rust)
     assert all(s.key["toolchain"] == "rust1.96.0" for s in rust)  # the series' newest point
     # the tables show the channel's current release only

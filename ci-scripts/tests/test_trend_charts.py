@@ -18,19 +18,19 @@ def _night(day: int) -> str:
 
 
 def test_the_newest_year_is_drawn_point_by_point_and_before_it_a_point_a_week():
-    entries = [{"date": _night(d)} for d in range(800)]
-    points, before = charts.drawn_points(entries)
-    assert [e for p in points for e in p] == entries          # each entry in one point, in order
+    dates = [_night(d) for d in range(800)]
+    points, before = charts.drawn_points(dates)
+    assert [i for p in points for i in p] == list(range(800))   # each point in one drawn point, in order
     assert before == _night(799 - 365)[:10]
-    daily = [p for p in points if p[0]["date"] >= _night(799 - 365)]
+    daily = [p for p in points if dates[p[0]] >= _night(799 - 365)]
     assert len(daily) == 366 and all(len(p) == 1 for p in daily)
     weekly = points[:len(points) - len(daily)]
     for p in weekly:   # one ISO week each, and no week split in two
-        assert len({date.fromisoformat(e["date"][:10]).isocalendar()[:2] for e in p}) == 1
-    weeks = [date.fromisoformat(p[0]["date"][:10]).isocalendar()[:2] for p in weekly]
+        assert len({date.fromisoformat(dates[i][:10]).isocalendar()[:2] for i in p}) == 1
+    weeks = [date.fromisoformat(dates[p[0]][:10]).isocalendar()[:2] for p in weekly]
     assert len(set(weeks)) == len(weeks) and all(len(p) == 7 for p in weekly[1:-1])
     # a series within its year is drawn whole, and said to be
-    assert charts.drawn_points(entries[-300:]) == ([[e] for e in entries[-300:]], None)
+    assert charts.drawn_points(dates[-300:]) == ([[i] for i in range(300)], None)
     assert charts.drawn_points([]) == ([], None)
 
 
@@ -48,7 +48,7 @@ def test_a_three_year_chart_draws_weekly_medians_and_keeps_every_change_point(tm
         e["date"], e[field]["median"] = _night(d), float(wd if d < 3 * 365 - 1 - 365 else 9)
         e[field]["ci_low"], e[field]["ci_high"] = e[field]["median"] - 0.5, e[field]["median"] + 0.5
         entries.append(e)
-    s = trends.Series("sid", "linux", template["key"], "stable", entries)
+    s = trends.Series.of(entries, "sid")
     s.metric_changepoints[HEADLINE.name] = [{"index": 100, "direction": "regression", "ratio": 1.1,
                                              "commit": "0" * 40, "previous_commit": "0" * 40}]
     [chart] = charts.trend_charts(SimpleNamespace(series={"sid": s}), tmp_path, catalogue.load())
