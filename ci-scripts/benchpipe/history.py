@@ -910,14 +910,14 @@ def _interrupted_compactions(files: list[tuple[Path, str]]) -> list[Path]:
 class History:
     runs: dict[str, dict]         # run id -> run record
     entries: list[dict]           # committed entries (their run has a record), by date
-    # load(summaries="rows"): each summarised month's series table and its committed rows
-    # (history_rows.Series, rows by date), oldest month first, not made into entries
-    summarised: list[tuple[history_rows.Series, list[list]]] = field(default_factory=list)
+    # load(summaries="rows"): each summarised month's series table, its committed rows
+    # (by date) and its month's run records, oldest month first, not made into entries
+    summarised: list[tuple[history_rows.Series, list[list], dict[str, dict]]] = field(default_factory=list)
 
     @property
     def count(self) -> int:
         """Entries, summarised rows included."""
-        return len(self.entries) + sum(len(rows) for _, rows in self.summarised)
+        return len(self.entries) + sum(len(rows) for _, rows, _ in self.summarised)
 
 
 def _row_order(runs: dict[str, dict], series: history_rows.Series):
@@ -974,18 +974,21 @@ def _load(root: Path, summaries: str) -> History:
             if summaries == "rows" and history_summary.is_summary(doc):
                 series = history_rows.Series(doc["rows"])
                 rows = [r for r in doc["rows"] if isinstance(r, list) and r[0] in month and r[0] in runs]
+                for r in rows:   # what decode refuses (history_summary.decode, history_rows.decode)
+                    if len(r) != 3 or type(r[2]) is not dict or not r[2].keys().isdisjoint(history_rows.ROW_FIELDS):
+                        raise history_rows.RowError("a summarised row is [run, series, fields]")
                 rows.sort(key=_row_order(month, series))
-                summarised.append((doc["month"], series, rows))
+                summarised.append((doc["month"], series, rows, month))
                 continue
             entries.extend(e for e in file_entries(doc, month) if e["run"] in runs)
         except (*_MALFORMED, history_rows.RowError):
             raise BenchError(f"{path}: not a valid history file; run `bench history check`") from None
-    summarised.sort(key=lambda m: m[0])
+    summarised.sort(key=lambda m: m[0])   # (a series is one OS and scenario: one file a month)
     try:
         entries.sort(key=lambda e: (e["date"], e["run"], e["id"]))
     except TypeError:   # a hand-edited id or date of another type
         raise BenchError(f"{root}: a history entry of an unexpected shape; run `bench history check`") from None
-    return History(runs, entries, [(series, rows) for _, series, rows in summarised])
+    return History(runs, entries, [(series, rows, month) for _, series, rows, month in summarised])
 
 
 @dataclass

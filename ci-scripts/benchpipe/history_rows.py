@@ -28,7 +28,7 @@ _STATS_SETS = (frozenset(STATS), frozenset(STATS[:-1]))
 # The fields an entry takes from its series (besides id and key) and from its run record.
 FROM_SERIES = ("channel",)
 FROM_RUN = ("commit", "date", "os", "runner", "preset", "toolchain_version")
-_FROM_ROW = ("run", "id", "key", "digest")
+ROW_FIELDS = ("run", "id", "key", "digest")
 
 
 def from_run(run: dict, key: dict) -> dict:
@@ -90,7 +90,7 @@ def encode(entry: dict, series: Series, run: dict | None) -> list:
     given = from_run(run, entry["key"]) if run is not None else {}
     payload = {}
     for k, v in entry.items():
-        if k in _FROM_ROW or (k in given and given[k] == v) or (k in FROM_SERIES and s.get(k) == v):
+        if k in ROW_FIELDS or (k in given and given[k] == v) or (k in FROM_SERIES and s.get(k) == v):
             continue
         payload[k] = _pack(v)
     for f in FROM_SERIES:  # the series has it, this entry not: say so
@@ -116,8 +116,8 @@ def decode(row: list, series: Series, run: dict | None) -> dict:
     """The entry a row holds (run: its run record; without one, only what the row says)."""
     if row[1] not in series.by_index:
         raise RowError(f"series {row[1]!r} is not declared above it")
-    if not isinstance(row[2], dict) or set(row[2]) & set(_FROM_ROW):
-        raise RowError(f"its fields may not say {', '.join(sorted(set(row[2]) & set(_FROM_ROW)))}"
+    if not isinstance(row[2], dict) or set(row[2]) & set(ROW_FIELDS):
+        raise RowError(f"its fields may not say {', '.join(sorted(set(row[2]) & set(ROW_FIELDS)))}"
                        if isinstance(row[2], dict) else "its fields are not an object")
     s = series.by_index[row[1]]
     entry = {"run": row[0], "id": s["id"], "key": s["key"]}

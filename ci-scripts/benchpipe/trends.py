@@ -142,7 +142,8 @@ def detect_all(series: dict[str, tuple[list, list, list]], cache_path: Path | No
             # the collector leaves them alone
             gc.freeze()
             try:
-                with ProcessPoolExecutor(max_workers=jobs) as pool:
+                # (the site pauses the collector while it works, gcpause; the workers need it)
+                with ProcessPoolExecutor(max_workers=jobs, initializer=gc.enable) as pool:
                     found = list(pool.map(_detect_one, [t[1] for t in todo],
                                           chunksize=max(1, len(todo) // (jobs * 4))))
             finally:
@@ -315,11 +316,11 @@ def _add_summarised(series: dict[str, Series], hist) -> dict[str, tuple]:
     point is in a summarised month)."""
     fields = [(m.name, m.fields) for m in METRICS.values()]
     tails: dict[str, tuple] = {}
-    for table, rows in hist.summarised:
+    for table, rows, month_runs in hist.summarised:
         sids: dict[tuple, Series | None] = {}
         for row in rows:
             p = row[2]
-            run = hist.runs[row[0]]
+            run = month_runs[row[0]]   # its own month's record, as decode reads it
             os_ = p["os"] if "os" in p else run["os"]
             srow = table.by_index[row[1]]
             ch = p["channel"] if "channel" in p else srow.get("channel")   # None in a row: none
@@ -350,7 +351,9 @@ def _add_summarised(series: dict[str, Series], hist) -> dict[str, tuple]:
                         break
                 s.stats[name].append(summary_triple(v))
             s.key = srow["key"]
-            tails[s.sid] = ((date, row[0], srow["id"]), (row, table, run))
+            order = (date, row[0], srow["id"])
+            if s.sid not in tails or tails[s.sid][0] < order:
+                tails[s.sid] = (order, (row, table, run))
     return tails
 
 
@@ -382,6 +385,8 @@ def build(hist, cat, detect: bool = True, cache_path: Path | None = None, jobs: 
         if s.last is None or (s.last["date"], s.last["run"], s.last["id"]) < order:
             s.last = history_summary.decode(row, table, run)
         _in_order(s)
+    if tails:   # in the order of each series' first point, as when every point was an entry
+        series = dict(sorted(series.items(), key=lambda kv: (kv[1].dates[0], kv[1].runs[0], key_id(kv[1].keys[0]))))
     # What the tables show: each series' newest point (a channel that moved on to a new
     # release no longer shows the old one).
     latest: dict[tuple[str, str], dict] = {}

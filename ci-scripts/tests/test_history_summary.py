@@ -94,7 +94,7 @@ def test_old_months_are_summarised_and_the_site_shows_the_same(nights, tmp_path)
     ended = [s for s in cols.series.values() if s.dates[-1] < "2026-03"]
     assert ended and all(s.last["date"] == s.dates[-1] and "time_s" in s.last for s in ended)
     assert cols.regressions == model.regressions and cols.latest == model.latest
-    assert cols.series.keys() == model.series.keys()
+    assert list(cols.series) == list(model.series)   # in the same order
     for sid, s in model.series.items():
         c = cols.series[sid]
         assert (c.dates, c.commits, c.runs, c.keys, c.versus, c.stats, c.last, c.metric_changepoints) == \
@@ -153,10 +153,28 @@ def _row_of_no_run(doc):
     doc["digest"] = history.digest_of(doc)
 
 
+def _row_too_long(doc):
+    next(r for r in doc["rows"] if isinstance(r, list)).append("extra")
+    doc["digest"] = history.digest_of(doc)
+
+
+def _row_saying_its_key(doc):
+    row = next(r for r in doc["rows"] if isinstance(r, list))
+    row[2]["key"] = doc["rows"][0]["key"]
+    doc["digest"] = history.digest_of(doc)
+
+
+# the site reads summarised rows as columns (trends.build), not through decode: it must
+# still refuse what decode refuses
+REFUSED_BY_THE_SITE = (_hostile_with_digest, _row_too_long, _row_saying_its_key)
+
+
 @pytest.mark.parametrize("change, problem", [
     (_median_halved, "digest mismatch"),
     (_hostile_with_digest, "is not of type"),
     (_row_of_no_run, "has no run record"),
+    (_row_too_long, "$.rows["),
+    (_row_saying_its_key, "$.rows["),
 ])
 def test_a_hand_edited_summary_is_a_one_line_problem(nights, tmp_path, change, problem):
     root = tmp_path / "h"
@@ -173,7 +191,7 @@ def test_a_hand_edited_summary_is_a_one_line_problem(nights, tmp_path, change, p
     except BenchError as err:
         assert "\n" not in str(err) and str(target) in str(err)
     else:
-        assert change is not _hostile_with_digest
+        assert change not in REFUSED_BY_THE_SITE
 
 
 @pytest.mark.parametrize("data", [b"not xz at all", lzma.compress(b'{"kind": "summary"')[:-9],
