@@ -940,7 +940,6 @@ def load(root, summaries: str = "entries") -> History:
 
 
 def _load(root: Path, summaries: str) -> History:
-    root = Path(root)
     if not root.is_dir():
         raise BenchError(f"{root}: no such history directory")
     runs: dict[str, dict] = {}
@@ -974,9 +973,8 @@ def _load(root: Path, summaries: str) -> History:
             if summaries == "rows" and history_summary.is_summary(doc):
                 series = history_rows.Series(doc["rows"])
                 rows = [r for r in doc["rows"] if isinstance(r, list) and r[0] in month and r[0] in runs]
-                for r in rows:   # what decode refuses (history_summary.decode, history_rows.decode)
-                    if len(r) != 3 or type(r[2]) is not dict or not r[2].keys().isdisjoint(history_rows.ROW_FIELDS):
-                        raise history_rows.RowError("a summarised row is [run, series, fields]")
+                for r in rows:   # what decode would refuse, refused here (trends.build reads them)
+                    history_summary.check(r, series)
                 rows.sort(key=_row_order(month, series))
                 summarised.append((doc["month"], series, rows, month))
                 continue

@@ -112,13 +112,19 @@ class RowError(ValueError):
     """A row that cannot be an entry (a hand edit): its message is one line."""
 
 
-def decode(row: list, series: Series, run: dict | None) -> dict:
-    """The entry a row holds (run: its run record; without one, only what the row says)."""
+def check(row: list, series: Series) -> None:
+    """A row decode can read: its series declared, its fields an object that does not
+    say what the row itself says (RowError otherwise)."""
     if row[1] not in series.by_index:
         raise RowError(f"series {row[1]!r} is not declared above it")
-    if not isinstance(row[2], dict) or set(row[2]) & set(ROW_FIELDS):
+    if not isinstance(row[2], dict) or not row[2].keys().isdisjoint(ROW_FIELDS):   # (per row: no sets made)
         raise RowError(f"its fields may not say {', '.join(sorted(set(row[2]) & set(ROW_FIELDS)))}"
                        if isinstance(row[2], dict) else "its fields are not an object")
+
+
+def decode(row: list, series: Series, run: dict | None) -> dict:
+    """The entry a row holds (run: its run record; without one, only what the row says)."""
+    check(row, series)
     s = series.by_index[row[1]]
     entry = {"run": row[0], "id": s["id"], "key": s["key"]}
     if run is not None:

@@ -57,10 +57,16 @@ def project(entry: dict) -> dict:
             for k, v in entry.items() if k != "digest"}
 
 
-def decode(row: list, series: history_rows.Series, run: dict | None) -> dict:
-    """The (projected) entry a summarised row holds, beside its run record."""
+def check(row: list, series: history_rows.Series) -> None:
+    """A summarised row decode can read (history_rows.RowError otherwise)."""
     if not isinstance(row, list) or len(row) != 3:
         raise history_rows.RowError("a summarised row is [run, series, fields]")
+    history_rows.check(row, series)
+
+
+def decode(row: list, series: history_rows.Series, run: dict | None) -> dict:
+    """The (projected) entry a summarised row holds, beside its run record."""
+    check(row, series)
     entry = history_rows.decode([*row, None], series, run)
     del entry["digest"]
     return entry

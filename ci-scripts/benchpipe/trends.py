@@ -210,7 +210,11 @@ def slug(text: str) -> str:
 
 def series_id(entry: dict) -> str:
     """OS, benchmark family (scenario, variant, build, params) and channel."""
-    return f"{entry['os']}|{family_id(entry['key'])}|{channel(entry)}"
+    return _series_id(entry["os"], entry["key"], channel(entry))
+
+
+def _series_id(os_: str, key: dict, chan: str) -> str:
+    return f"{os_}|{family_id(key)}|{chan}"
 
 
 def version_text(toolchain: str) -> str:
@@ -254,14 +258,20 @@ class Series:
 
     def add(self, e: dict) -> None:
         """An entry as the newest point."""
-        self.dates.append(e["date"])
-        self.commits.append(e["commit"])
-        self.runs.append(e["run"])
-        self.keys.append(e["key"])
-        self.versus.append(e.get("versus"))
+        self.append(e["date"], e["commit"], e["run"], e["key"], e)
+        self.last = e
+
+    def append(self, date: str, commit: str, run: str, key: dict, fields: dict) -> None:
+        """A point as the newest: fields, an entry or a summarised row's (its summaries,
+        `versus`)."""
+        self.dates.append(date)
+        self.commits.append(commit)
+        self.runs.append(run)
+        self.keys.append(key)
+        self.versus.append(fields.get("versus"))
         for m in METRICS.values():
-            self.stats[m.name].append(summary_triple(m.summary_of(e)))
-        self.key, self.last = e["key"], e
+            self.stats[m.name].append(summary_triple(m.summary_of(fields)))
+        self.key = key
 
     @classmethod
     def of(cls, entries: list[dict], sid: str = "") -> Series:
@@ -314,7 +324,6 @@ def _add_summarised(series: dict[str, Series], hist) -> dict[str, tuple]:
     date), read as columns: no entry is made. Returns, per series, its newest row's sort
     key and what decoding it takes (the whole entry, made only where a series' newest
     point is in a summarised month)."""
-    fields = [(m.name, m.fields) for m in METRICS.values()]
     tails: dict[str, tuple] = {}
     for table, rows, month_runs in hist.summarised:
         sids: dict[tuple, Series | None] = {}
@@ -330,27 +339,16 @@ def _add_summarised(series: dict[str, Series], hist) -> dict[str, tuple]:
                 if key.get("label"):   # A/B sides are PR artefacts, not trends
                     s = None
                 else:
-                    sid = f"{os_}|{family_id(key)}|{ch or key['toolchain']}"
+                    chan = ch or key["toolchain"]   # as history.channel
+                    sid = _series_id(os_, key, chan)
                     s = series.get(sid)
                     if s is None:
-                        s = series[sid] = Series(sid, os_, key, ch or key["toolchain"])
+                        s = series[sid] = Series(sid, os_, key, chan)
                 sids[(row[1], os_, ch)] = s
             if s is None:
                 continue
             date = p["date"] if "date" in p else run["date"]
-            s.dates.append(date)
-            s.commits.append(p["commit"] if "commit" in p else run["commit"])
-            s.runs.append(row[0])
-            s.keys.append(srow["key"])
-            s.versus.append(p.get("versus"))
-            for name, fs in fields:
-                v = None
-                for f in fs:   # as Metric.summary_of: the first field present
-                    v = p.get(f)
-                    if v:
-                        break
-                s.stats[name].append(summary_triple(v))
-            s.key = srow["key"]
+            s.append(date, p["commit"] if "commit" in p else run["commit"], row[0], srow["key"], p)
             order = (date, row[0], srow["id"])
             if s.sid not in tails or tails[s.sid][0] < order:
                 tails[s.sid] = (order, (row, table, run))
