@@ -136,9 +136,11 @@ def test_compare_flags_two_percent_more_work_on_instructions_and_nothing_in_a_a(
         if m is None:
             assert "instructions not deterministic (CV" in c.note, c.note
             continue
-        # Rust: 1.020 exactly. Go's count includes its runtime's work, the collector's
-        # cycles among it, which come whole: seen in CI, 1.026 (runs of +-0.6 % modes)
-        assert m.verdict == stats.REGRESSION and 1.015 < m.ratio < (1.03 if c.key["lang"] == "go" else 1.025), (c.id, m)
+        # Rust: 1.020 exactly. Go's count includes its runtime's work, in two modes 0.7 %
+        # apart (the heap grows before the window or inside it; one run in three high),
+        # so a side's median sits in either: seen in CI, 1.026 and 1.014
+        lo, hi = (1.01, 1.03) if c.key["lang"] == "go" else (1.015, 1.025)
+        assert m.verdict == stats.REGRESSION and lo < m.ratio < hi, (c.id, m)
     # sleep's scale (max_sleep_ms) hardly changes the work: whatever the instructions say, not 2 %
     aa = compare.compare_docs([results.load(base)] * 2, ["a", "b"])
     assert not [c.id for c in aa.comparisons if c.metrics.get("instructions") and c.metrics["instructions"].flagged]
