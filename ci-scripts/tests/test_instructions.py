@@ -75,7 +75,21 @@ def test_only_steady_counts_are_judged_and_the_rest_say_their_cv():
     declared = _entry(steady["counts"], unsteady="Go's GC runs at times the scheduler decides")
     assert not instructions.judged(declared) and "Go's GC" in instructions.not_judged_why(declared)
     assert not instructions.judged(_entry([5])) and not instructions.judged(None)
-    assert instructions.cv([0, 0]) is None
+    assert instructions.cv([0, 0]) is None and instructions.scatter([0, 0]) is None
+
+
+def test_counts_in_modes_far_apart_are_not_deterministic_however_small_their_robust_cv():
+    """Go fanout batched, counted 14 times a copy here: most runs at one count, the rest
+    in modes up to 1.5 % away. The robust CV (MAD) sees 0.015 %; the t test sees the modes,
+    and a 1 % change was flagged in 33 of 50 drawn reports. The scatter of the counts the
+    test keeps says so; one odd run (a GC cycle) still does not."""
+    modes = [10_000_000] * 4 + [10_150_000, 10_148_000, 9_880_000]
+    e = _entry(modes)
+    assert e["cv"] < 0.0001 and instructions.scatter(modes) > 0.005
+    assert not instructions.judged(e)
+    assert instructions.not_judged_why(e).startswith("instructions not deterministic (CV 0.00 %, scatter 0.95 %")
+    one_odd = [10_000_000, 10_001_000, 9_999_500, 10_000_400, 10_600_000, 10_000_200, 9_999_900]
+    assert instructions.scatter(one_odd) < 0.0001 and instructions.judged(_entry(one_odd))
 
 
 def _counts(rng, n, level, scatter):
