@@ -111,6 +111,7 @@ def judge(families: list[dict], n: int, tries: int, tests: int, alpha: float = s
             both = f["a"] + f["a2"]
             entry = _entry(both, f.get("unsteady"))
             row.update(counts={"a": f["a"], "a2": f["a2"]}, median=statistics.median(both), cv=entry["cv"],
+                       scatter=instructions.scatter(both),
                        judged=instructions.judged(entry), why=instructions.not_judged_why(entry), drawn=n)
             if id(f) in judged_draws:
                 row.update(tries=tries, judged_draws=judged_draws[id(f)],

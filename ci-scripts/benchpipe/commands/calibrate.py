@@ -260,20 +260,20 @@ def _print_instructions(doc: dict) -> None:
     labels = {k: "A/A" if s == 1.0 else f"+{(s - 1) * 100:g} %" for s, k in calibration_instructions.KEYS.items()}
     t = Table(title=f"calibration of the instruction counts: {r['tries']} reports of {r['drawn']} runs a side drawn "
                     f"from {doc['count_runs']} counted a copy, alpha {r['alpha']} across {r['tests']} tests",
-              caption="judged: deterministic over all its counts (robust CV at most "
+              caption="judged: deterministic over all its counts (robust CV and scatter at most "
                       f"{instructions.DETERMINISTIC_CV:.1%}), and in how many reports both sides were; "
                       "flagged: a lone change (one of the report's tests, the others finding nothing) / every family "
                       "changed at once (a compiler or code-generation change)")
-    for col in ("family (counted at)", "median\ncount", "robust\nCV", "judged", "s a\nrun",
+    for col in ("family (counted at)", "median\ncount", "robust\nCV", "scatter", "judged", "s a\nrun",
                 *(f"{label}:\nflagged" for label in labels.values())):
         t.add_column(col, justify="left" if col.startswith("family") else "right", overflow="fold")
     for f in doc["families"]:
         name = escape(f"{f['id']} ({format_params(f.get('counted_params') or {})})")
         if "counts" not in f:
-            t.add_row(name, "-", "-", "not counted", "-", *("-" for _ in labels))
+            t.add_row(name, "-", "-", "-", "not counted", "-", *("-" for _ in labels))
             continue
         draws = f" {f['judged_draws']}/{f['tries']}" if "tries" in f else ""
-        t.add_row(name, f"{f['median']:,.0f}", f"{f['cv']:.3%}" if f.get("cv") is not None else "-",
+        t.add_row(name, f"{f['median']:,.0f}", *(f"{f[k]:.3%}" if f.get(k) is not None else "-" for k in ("cv", "scatter")),
                   ("yes" if f["judged"] else "no") + draws, f"{f['seconds_per_run']:.2f}",
                   *(f"{f[k]['lone']}/{f[k]['together']}" if k in f else "-" for k in labels))
     wide_console().print(t)
@@ -285,7 +285,7 @@ def _print_instructions(doc: dict) -> None:
     def rate(x: dict) -> str:
         return f"{x['flagged']}/{x['comparisons']}" + (f" ({x['flagged'] / x['comparisons']:.0%})" if x["comparisons"] else "")
     shifted = [(k, label) for k, label in labels.items() if k != "aa"]
-    print(f"instructions: {r['judged']} of {r['families']} families deterministic (robust CV at most "
+    print(f"instructions: {r['judged']} of {r['families']} families deterministic (robust CV and scatter at most "
           f"{instructions.DETERMINISTIC_CV:.1%}); over them ({r['judged_draws']} of "
           f"{r['aa_lone']['comparisons']} draws with a verdict), a lone change flagged: "
           + ", ".join(f"{label} {rate(r[k + '_lone'])}" for k, label in shifted)
