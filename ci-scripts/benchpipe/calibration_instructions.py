@@ -18,7 +18,11 @@ Judged two ways, both kept:
   hardest case, a change in one benchmark; as calibrate judges the wall clock);
 - together: every family of the run changed at once (a compiler or code-generation
   change) and corrected together as one report; an A/A report with any flag is one
-  false alarm of the report."""
+  false alarm of the report.
+
+Where a copy has twice n counts, each drawn report also takes the pass's second look as
+`bench run` does (instructions.TOP_UP_GATE): n more counts a side, drawn from the rest,
+for a pair whose first look was suggestive, and every p-value doubled."""
 
 from __future__ import annotations
 
@@ -54,7 +58,7 @@ def count_family(spec, built, runs: int, hf: str, work: Path, env: dict, timeout
     for j in jobs:
         j.status = "ok"
     t0 = time.monotonic()
-    instructions.measure_group(jobs, runs, hf, env, timeout_s)
+    instructions.measure_group(jobs, runs, hf, env, timeout_s, top_up=False)   # judge draws the looks
     took = time.monotonic() - t0
     runner.clean(jobs)
     out = {"runs": runs, "counted_params": instructions.pass_params(spec.scenario),
@@ -81,20 +85,29 @@ def judge(families: list[dict], n: int, tries: int, tests: int, alpha: float = s
     families, every draw a comparison (a draw without a verdict is a miss)."""
     rng = random.Random(seed)
     counted = [f for f in families if "a" in f and min(len(f["a"]), len(f["a2"])) >= n]
-    flags = {(id(f), s, how): 0 for f in counted for s in KEYS for how in ("lone", "together")}
+    flags = {(id(f), s, how): 0 for f in counted for s in KEYS for how in ("lone", "together", "topped")}
     judged_draws = {id(f): 0 for f in counted}
     aa_reports = 0
     for _ in range(tries):
         found: dict[float, list] = {s: [] for s in KEYS}
         for f in counted:
-            a, b = rng.sample(f["a"], n), rng.sample(f["a2"], n)
+            # the pass's second look where 2n counts a copy allow it (instructions.TOP_UP_GATE)
+            looks = instructions.TOP_UP_LOOKS if min(len(f["a"]), len(f["a2"])) >= 2 * n else 1
+            da, db = rng.sample(f["a"], looks * n), rng.sample(f["a2"], looks * n)
+            a, b = da[:n], db[:n]
             # as a report judges: each side's counts steady in its own run (instructions.samples)
             if not all(instructions.judged(_entry(x, f.get("unsteady"))) for x in (a, b)):
                 continue
             judged_draws[id(f)] += 1
             for s in found:
-                c = METRIC.compare([float(x) for x in a], [x * s for x in b], paired=False, alpha=alpha,
-                                   threshold=METRIC.threshold)
+                xa, xb = a, [x * s for x in b]
+                if looks > 1 and instructions.top_up_wanted(_entry(xa, None), _entry(xb, None)):
+                    xa, xb = da, [x * s for x in db]
+                    flags[id(f), s, "topped"] += 1
+                    if not all(instructions.judged(_entry(x, None)) for x in (xa, xb)):
+                        continue   # no verdict in the report either (instructions.samples)
+                c = METRIC.compare([float(x) for x in xa], xb, paired=False, alpha=alpha,
+                                   threshold=METRIC.threshold, looks=looks)
                 found[s].append((f, c))
                 p = c.p_value if c.p_value is not None else 1.0
                 flags[id(f), s, "lone"] += c.flagged and multitest.adjust([p], "bh", tests)[0] < alpha
@@ -115,7 +128,8 @@ def judge(families: list[dict], n: int, tries: int, tests: int, alpha: float = s
                        judged=instructions.judged(entry), why=instructions.not_judged_why(entry), drawn=n)
             if id(f) in judged_draws:
                 row.update(tries=tries, judged_draws=judged_draws[id(f)],
-                           **{k: {how: flags[id(f), s, how] for how in ("lone", "together")} for s, k in KEYS.items()})
+                           **{k: {how: flags[id(f), s, how] for how in ("lone", "together", "topped")}
+                              for s, k in KEYS.items()})
         out.append(row)
     steady = [r for r in out if r.get("judged") and "tries" in r]
     report = {"tries": tries, "drawn": n, "tests": tests, "alpha": alpha, "aa_reports": aa_reports,
@@ -125,6 +139,8 @@ def judge(families: list[dict], n: int, tries: int, tests: int, alpha: float = s
         for how in ("lone", "together"):
             report[f"{k}_{how}"] = {"comparisons": sum(r["tries"] for r in steady),
                                     "flagged": sum(r[k][how] for r in steady)}
+        # draws whose pair was counted a second time (what the top-up costs)
+        report[f"{k}_topped"] = {"draws": report["judged_draws"], "topped": sum(r[k]["topped"] for r in steady)}
     # flags in families whose counts are not deterministic (a report judges a draw of
     # theirs where both sides happened to be steady): A/A flags there are false alarms too
     report["aa_not_deterministic"] = sum(r["aa"]["together"] for r in out if "tries" in r and not r.get("judged"))

@@ -59,7 +59,9 @@ class Settings:
                        "(false discovery rate at alpha)" if self.correction == "bh"
                        else "not corrected across metrics and benchmarks")
                     + "; instruction counts (deterministic up to a small scatter): Welch's t test on the log counts "
-                      "(stats.compare_counts)",
+                      "(stats.compare_counts), its p-value doubled where two sides of one run were counted in two "
+                      "looks (the pass's runs a side, as many more where the first look was suggestive: "
+                      "instructions.TOP_UP_GATE)",
             "interval": "paired: the Hodges-Lehmann estimate of the within-pair log ratios (median of their "
                         "Walsh averages) with the signed-rank test inverted (exact); unpaired: the ratio of "
                         f"medians with a percentile bootstrap interval, {stats.BOOTSTRAP_RESAMPLES} resamples",
@@ -322,7 +324,9 @@ def compare_bench(pid: str, base_name: str, head_name: str, b: dict | None, h: d
                                             alpha=settings.alpha / max(1, len(looks.spending)) if sequential
                                             else settings.alpha,
                                             threshold=settings.threshold_for(metric.name),
-                                            confidence=settings.confidence, seed=settings.seed)
+                                            confidence=settings.confidence, seed=settings.seed,
+                                            # a count's second look (instructions.TOP_UP_GATE)
+                                            looks=max(metric.looks(b), metric.looks(h)) if metric.looks else 1)
     busy = [side for side, bench in ((base_name, b), (head_name, h)) if measures.CONTENDED in str(bench.get("reason", ""))]
     unsteady = next((w for w in (instructions.not_judged_why(x.get("instructions")) for x in (h, b)) if w), "")
     note = "; ".join(x for x in (

@@ -44,6 +44,19 @@ OPTIONS = ("--tool=callgrind", "--instr-atstart=no", "--fair-sched=yes")
 # Above this CV or scatter of one side's counts, a benchmark's instructions are "not
 # deterministic": measured, shown with their CV and scatter, never given a verdict.
 DETERMINISTIC_CV = 0.005
+# The pass's second look (a sequential top-up): where a group has two sides (a pull
+# request's base and head, two toolchains) whose counts, after the first `runs` a side,
+# differ with TOP_UP_DECISIVE < p < TOP_UP_GATE (Welch, stats.compare_counts), each side
+# is counted `runs` times more, and every such pair's p-value is doubled in `compare`
+# (two looks, Bonferroni; recorded as the benchmark's instructions.looks). Counts that
+# scatter 0.2-0.5 % cannot reach a lone test's p (0.01 / 352 on the quick preset) in 7
+# runs a side, and reach it in 14. Drawn from the quick preset's calibration counts (88
+# families x 28 runs, 50 reports): a lone 1 % change flagged 89 -> 98.5 % of the judged
+# draws, 0.5 % 75 -> 88 %; A/A none either way; the A/A reports topped up 5.7 % of their
+# benchmarks (x1.06 the pass's time), a report where everything changed by 1 %, 11 %.
+TOP_UP_GATE = 0.05
+TOP_UP_DECISIVE = 1e-6
+TOP_UP_LOOKS = 2
 # Go's asynchronous preemption signals trip Callgrind 3.19's assertion
 # (threads.c:247 'sigNum == ...sig'): 4 of 5 fanout runs died without this, 0 of ~40 with it.
 LANG_ENV = {"go": {"GODEBUG": "asyncpreemptoff=1"}}
@@ -181,10 +194,22 @@ def pass_params(scenario, scale: float = 1.0) -> dict:
     return params
 
 
-def measure_group(group: list, runs: int, hf_path: str, env: dict, timeout_s: float, scale: float = 1.0) -> None:
+def top_up_wanted(a: dict, b: dict) -> bool:
+    """Whether two sides' counts after the first look get a second (TOP_UP_GATE): both
+    judged, and their difference neither out of sight nor already decisive."""
+    if not (judged(a) and judged(b)):
+        return False
+    p = stats.compare_counts(a["counts"], b["counts"]).p_value
+    return p is not None and TOP_UP_DECISIVE < p < TOP_UP_GATE
+
+
+def measure_group(group: list, runs: int, hf_path: str, env: dict, timeout_s: float, scale: float = 1.0,
+                  top_up: bool = True) -> None:
     """Count the window's instructions of every ok job of a group `runs` times, sides
-    interleaved (ABBA), and keep them on each job (job.instructions). A failure is the
-    job's warning, never its failure: the timed runs stand."""
+    interleaved (ABBA), and keep them on each job (job.instructions); two sides whose
+    counts want a second look (top_up_wanted) are counted `runs` times more, unless not
+    top_up (calibrate, which counts a fixed number and simulates the looks). A failure
+    is the job's warning, never its failure: the timed runs stand."""
     todo = [j for j in group if j.status == "ok"]
     if not todo or runs < 1:
         return
@@ -199,13 +224,23 @@ def measure_group(group: list, runs: int, hf_path: str, env: dict, timeout_s: fl
             j.instructions["env"] = env_
     cmds = {id(j): pass_commands(j, params) for j in todo}
     failed: dict[int, str] = {}
-    for r in range(runs):
-        for j in (todo if r % 2 == 0 else list(reversed(todo))):
-            if id(j) in failed:
-                continue
-            problem = _one(j, r, *cmds[id(j)], hf_path, env, timeout_s)
-            if problem:
-                failed[id(j)] = problem
+
+    def count(first: int, last: int) -> None:
+        for r in range(first, last):
+            for j in (todo if r % 2 == 0 else list(reversed(todo))):
+                if id(j) in failed:
+                    continue
+                problem = _one(j, r, *cmds[id(j)], hf_path, env, timeout_s)
+                if problem:
+                    failed[id(j)] = problem
+
+    count(0, runs)
+    if top_up and len(todo) == 2 and not failed:
+        for j in todo:
+            j.instructions["looks"] = TOP_UP_LOOKS
+        a, b = ({**j.instructions, "cv": cv(j.instructions["counts"])} for j in todo)
+        if top_up_wanted(a, b):
+            count(runs, 2 * runs)
     for j in todo:
         if id(j) in failed:
             j.warnings.append(f"warning: instructions not counted: {failed[id(j)]}")
@@ -252,6 +287,11 @@ def _one(job, r: int, argv: list[str], prepare: list[str] | None, hf_path: str, 
     job.instructions["counts"].append(count)
     job.instructions.setdefault("checksums", []).append(checksum)
     return None
+
+
+def looks(bench: dict) -> int:
+    """The looks a results-file benchmark's counts were taken in (1 or TOP_UP_LOOKS)."""
+    return int((bench.get("instructions") or {}).get("looks", 1))
 
 
 def samples(bench: dict) -> list[float]:

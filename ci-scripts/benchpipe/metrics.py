@@ -14,7 +14,7 @@ calibration.json: never rename one."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from benchpipe import instructions, measures, stats, units
 
@@ -53,6 +53,9 @@ class Metric:
     test: str = "rank"
     # one sentence on what it sees and what it cannot, where a report names the signals
     sees: str = ""
+    # the looks a results-file benchmark's samples were taken in (a count's top-up:
+    # instructions.looks); its p-value is multiplied by them. None: one.
+    looks: Callable[[dict], int] | None = None
 
     def summary_of(self, entry: dict) -> dict | None:
         """Its summary statistics in a history entry (None: not measured there)."""
@@ -72,10 +75,13 @@ class Metric:
         return units.value(value, self.unit)
 
     def compare(self, xs, ys, *, paired: bool, alpha: float, threshold: float, confidence: float = stats.CONFIDENCE,
-                seed: int = stats.SEED) -> stats.SampleComparison:
-        """Its samples of two sides compared by its test (paired: run i beside run i)."""
+                seed: int = stats.SEED, looks: int = 1) -> stats.SampleComparison:
+        """Its samples of two sides compared by its test (paired: run i beside run i).
+        looks: the samples were taken in that many looks (a count's top-up): tested at
+        alpha / looks, the p-value multiplied by them (Bonferroni over the looks)."""
         if self.test == "t":
-            return stats.compare_counts(xs, ys, alpha=alpha, threshold=threshold, confidence=confidence)
+            got = stats.compare_counts(xs, ys, alpha=alpha / looks, threshold=threshold, confidence=confidence)
+            return replace(got, p_value=min(1.0, got.p_value * looks)) if looks > 1 and got.p_value is not None else got
         if paired and len(xs) == len(ys):
             return stats.compare_paired(xs, ys, alpha=alpha, threshold=threshold, confidence=confidence, seed=seed)
         return stats.compare_samples(xs, ys, alpha=alpha, threshold=threshold, confidence=confidence, seed=seed)
@@ -113,7 +119,7 @@ METRICS: dict[str, Metric] = {m.name: m for m in (
            # its code, but Go's count beside Rust's (bars, overview) compares two runtimes'
            # instruction mixes, which says nothing about their speed
            chart=False, trend=True, zero_based=False, measured_at=lambda sc: dict(sc.instructions.params),
-           test="t", sees=instructions.WHAT_IT_SEES),
+           test="t", sees=instructions.WHAT_IT_SEES, looks=instructions.looks),
 )}
 
 # The first metric is the headline: the time every report, chart and ratio leads with.

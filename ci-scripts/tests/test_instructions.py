@@ -175,6 +175,43 @@ def test_a_report_judges_both_signals_and_says_where_they_disagree():
     assert "### Two signals" in md and "valgrind-3.19.0" in md and "blind to waiting" in md
 
 
+def test_a_second_look_only_where_the_first_is_suggestive():
+    """instructions.top_up_wanted after the first 7 runs a side: counts that scatter 0.4 %
+    (Go postgres at its pass size) and moved 0.7 % give a p between the gate's bounds (the
+    lone test of a 352-test report needs 0.01 / 352, which 7 runs did not reach), so the
+    pair is counted again; identical or clearly equal counts, a change already decisive
+    (constant counts, p 0) and counts not deterministic are not."""
+    rng = random.Random(40)
+    e = lambda counts: _entry(counts)  # noqa: E731
+    base, moved = _counts(rng, 7, 1e7, 0.004), _counts(rng, 7, 1.007e7, 0.004)
+    p = stats.compare_counts(base, moved).p_value
+    assert instructions.TOP_UP_DECISIVE < p < instructions.TOP_UP_GATE and p * 2 * 352 > 0.01, p
+    assert instructions.top_up_wanted(e(base), e(moved))
+    assert not instructions.top_up_wanted(e(base), e(list(reversed(base))))            # p 1
+    assert not instructions.top_up_wanted(e([7_000_000] * 7), e([7_070_000] * 7))        # p 0: decisive
+    wobbly = [1_000_000, 1_030_000, 980_000, 1_010_000, 1_000_000, 1_020_000, 990_000]
+    assert not instructions.top_up_wanted(e(wobbly), e([round(x * 1.05) for x in wobbly]))   # not judged
+
+
+def test_counts_taken_in_two_looks_have_their_p_value_doubled():
+    """A benchmark whose instructions say `looks: 2` (one of the two sides the pass
+    counted a second time, or could have): compare tests it at alpha / 2 and reports p x 2,
+    which the correction across the report's tests then starts from; the same counts
+    without it, p as it is."""
+    rng = random.Random(41)
+    k = key()
+    base, head = _counts(rng, 14, 1e7, 0.004), _counts(rng, 14, 1.004e7, 0.004)
+
+    def compared(looks):
+        b, h = _with_counts(bench(k), base), _with_counts(bench(k), head)
+        if looks:
+            b["instructions"]["looks"] = h["instructions"]["looks"] = looks
+        return compare.compare_docs([doc([b]), doc([h], commit="b" * 40)], ["base", "head"]).comparisons[0]
+    one, two = compared(None).metrics["instructions"], compared(2).metrics["instructions"]
+    assert 0 < one.p_value < 0.5 and two.p_value == pytest.approx(2 * one.p_value)
+    assert two.p_adjusted == pytest.approx(2 * one.p_adjusted)
+
+
 def test_unsteady_counts_are_shown_with_their_cv_and_not_judged():
     k = key()
     b = _with_counts(bench(k), [1_000_000, 1_030_000, 980_000, 1_010_000, 1_000_000])

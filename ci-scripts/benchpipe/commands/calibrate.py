@@ -292,6 +292,10 @@ def _print_instructions(doc: dict) -> None:
           + "; every family changed at once: " + ", ".join(f"{label} {rate(r[k + '_together'])}" for k, label in shifted)
           + f"; A/A: {rate(r['aa_together'])} comparisons flagged ({r['aa_not_deterministic']} more in the others), "
             f"{r['aa_reports']} of {r['tries']} reports with any flag")
+    if "aa_topped" in r:
+        print("second look (counted as many times more where the first was suggestive): "
+              + ", ".join(f"{label} {r[k + '_topped']['topped']}/{r[k + '_topped']['draws']}"
+                          for k, label in [("aa", "A/A"), *shifted]) + " draws")
     if r.get("seconds_per_run"):
         print(f"the pass: {r['seconds_per_run']:.2f} s a counted run on average; {r['pass_s_a_side']:.0f} s a side "
               f"for {r['drawn']} runs of these families (what it adds to a pull request's job)")

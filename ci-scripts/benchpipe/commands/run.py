@@ -255,8 +255,10 @@ def _run(opts: RunOptions, cat, preset, specs, out: Path) -> int:
         ins_runs = 0
     counted["runs"] = ins_runs
     if ins_runs:
+        counted["second_look"] = {"gate": instructions.TOP_UP_GATE, "decisive": instructions.TOP_UP_DECISIVE}
         print(f"bench run: instructions counted {ins_runs} times per benchmark under {counted['valgrind']} "
-              "(the timed window only; --instructions 0: not)", file=sys.stderr)
+              f"(the timed window only; {ins_runs} more a side where two sides' first counts differ suggestively; "
+              "--instructions 0: not)", file=sys.stderr)
 
     workroot = runner.new_workroot()
     started = time.monotonic()
