@@ -20,9 +20,12 @@ Judged two ways, both kept:
   change) and corrected together as one report; an A/A report with any flag is one
   false alarm of the report.
 
-Where a copy has twice n counts, each drawn report also takes the pass's second look as
-`bench run` does (instructions.TOP_UP_GATE): n more counts a side, drawn from the rest,
-for a pair whose first look was suggestive, and every p-value doubled."""
+Each drawn report also takes the pass's second look as `bench run` does for two sides
+(instructions.TOP_UP_GATE): every p-value doubled, and n more counts a side, drawn from
+the rest, for a pair whose first look was suggestive, where a copy has 2n counts (none
+fewer: no second look drawn). With exactly 2n (the default), every second look of a
+family compares the same 2n counts: its figures rest on one comparison a family and
+shift; 4n counts a copy give them draws of their own."""
 
 from __future__ import annotations
 
@@ -91,9 +94,10 @@ def judge(families: list[dict], n: int, tries: int, tests: int, alpha: float = s
     for _ in range(tries):
         found: dict[float, list] = {s: [] for s in KEYS}
         for f in counted:
-            # the pass's second look where 2n counts a copy allow it (instructions.TOP_UP_GATE)
-            looks = instructions.TOP_UP_LOOKS if min(len(f["a"]), len(f["a2"])) >= 2 * n else 1
-            da, db = rng.sample(f["a"], looks * n), rng.sample(f["a2"], looks * n)
+            # the pass's second look where 2n counts a copy allow it (instructions.TOP_UP_GATE);
+            # the p-value is doubled either way, as a pull request's two sides always are
+            second = min(len(f["a"]), len(f["a2"])) >= 2 * n
+            da, db = rng.sample(f["a"], 2 * n if second else n), rng.sample(f["a2"], 2 * n if second else n)
             a, b = da[:n], db[:n]
             # as a report judges: each side's counts steady in its own run (instructions.samples)
             if not all(instructions.judged(_entry(x, f.get("unsteady"))) for x in (a, b)):
@@ -101,13 +105,13 @@ def judge(families: list[dict], n: int, tries: int, tests: int, alpha: float = s
             judged_draws[id(f)] += 1
             for s in found:
                 xa, xb = a, [x * s for x in b]
-                if looks > 1 and instructions.top_up_wanted(_entry(xa, None), _entry(xb, None)):
+                if second and instructions.top_up_wanted(_entry(xa, None), _entry(xb, None)):
                     xa, xb = da, [x * s for x in db]
                     flags[id(f), s, "topped"] += 1
                     if not all(instructions.judged(_entry(x, None)) for x in (xa, xb)):
                         continue   # no verdict in the report either (instructions.samples)
                 c = METRIC.compare([float(x) for x in xa], xb, paired=False, alpha=alpha,
-                                   threshold=METRIC.threshold, looks=looks)
+                                   threshold=METRIC.threshold, looks=instructions.TOP_UP_LOOKS)
                 found[s].append((f, c))
                 p = c.p_value if c.p_value is not None else 1.0
                 flags[id(f), s, "lone"] += c.flagged and multitest.adjust([p], "bh", tests)[0] < alpha

@@ -193,6 +193,49 @@ def test_a_second_look_only_where_the_first_is_suggestive():
     assert not instructions.top_up_wanted(e(wobbly), e([round(x * 1.05) for x in wobbly]))   # not judged
 
 
+def _pass(monkeypatch, sides: int, counts_of, fail_at=None, top_up=True):
+    """measure_group over `sides` cpu jobs whose counted run r of side i is counts_of(i, r)
+    (the Valgrind run stubbed: its real runs are in test_valgrind_window.py and
+    test_compare_e2e.py); a problem at run fail_at of the last side."""
+    from types import SimpleNamespace
+    cat = catalogue.load()
+    jobs = [SimpleNamespace(status="ok", spec=SimpleNamespace(scenario=cat.scenarios["cpu"]), key={"lang": "rust"},
+                            warnings=[], instructions=None, i=i) for i in range(sides)]
+
+    def one(job, r, argv, prepare, hf_path, env, timeout_s):
+        if fail_at is not None and job.i == sides - 1 and r == fail_at:
+            return "exit codes [1]: valgrind died"
+        job.instructions["counts"].append(counts_of(job.i, r))
+        job.instructions.setdefault("checksums", []).append(42)
+        return None
+    monkeypatch.setattr(instructions, "_one", one)
+    monkeypatch.setattr(instructions, "pass_commands", lambda job, params: (["prog"], None))
+    instructions.measure_group(jobs, 7, "hyperfine", {}, 60, top_up=top_up)
+    return jobs
+
+
+def test_the_pass_takes_its_second_look_for_two_sides_only_and_keeps_the_first_if_it_fails(monkeypatch):
+    rng = random.Random(42)
+    level = {0: 1e7, 1: 1.007e7}   # 0.4 % scatter, 0.7 % apart: suggestive after 7, not decisive
+    drawn = {(i, r): round(level[i] * (1 + rng.gauss(0, 0.004))) for i in (0, 1) for r in range(14)}
+    first = [[drawn[i, r] for r in range(7)] for i in (0, 1)]
+    assert instructions.top_up_wanted(_entry(first[0]), _entry(first[1]))
+    two = _pass(monkeypatch, 2, lambda i, r: drawn[i, r])
+    assert [len(j.instructions["counts"]) for j in two] == [14, 14]
+    assert all(j.instructions["looks"] == 2 and j.instructions["checksum"] == 42 and not j.warnings for j in two)
+    # the same pair unchanged: marked, not counted again
+    same = _pass(monkeypatch, 2, lambda i, r: drawn[0, r])
+    assert [len(j.instructions["counts"]) for j in same] == [7, 7] and all(j.instructions["looks"] == 2 for j in same)
+    # one side or three: no second look, no mark; calibrate's counting: none either
+    for jobs in (_pass(monkeypatch, 1, lambda i, r: drawn[0, r]), _pass(monkeypatch, 3, lambda i, r: drawn[i % 2, r]),
+                 _pass(monkeypatch, 2, lambda i, r: drawn[i, r], top_up=False)):
+        assert all(len(j.instructions["counts"]) == 7 and "looks" not in j.instructions for j in jobs)
+    # a failure in the second look: both sides back to their first look, said
+    failed = _pass(monkeypatch, 2, lambda i, r: drawn[i, r], fail_at=10)
+    assert [j.instructions["counts"] for j in failed] == first
+    assert all("second look failed" in j.warnings[0] and "valgrind died" in j.warnings[0] for j in failed)
+
+
 def test_counts_taken_in_two_looks_have_their_p_value_doubled():
     """A benchmark whose instructions say `looks: 2` (one of the two sides the pass
     counted a second time, or could have): compare tests it at alpha / 2 and reports p x 2,

@@ -80,8 +80,8 @@ def add_arguments(p):
                         "(Linux): the instruction counts, each family counted 2 x --count-runs times under Valgrind "
                         "and --repeats reports drawn from them, B's counts 1 %% and 0.5 %% more; both")
     p.add_argument("--count-runs", type=int, default=0, metavar="N",
-                   help="instructions: counted runs of each of A and A' (default: twice the preset's instruction_runs, "
-                        "which each drawn report has a side)")
+                   help="instructions: counted runs of each of A and A' (default: four times the preset's "
+                        "instruction_runs, which each drawn report has a side: a first look and a second of their own)")
     p.add_argument("--instructions-out", default=calibration_instructions.DEFAULT_PATH,
                    help=f"where to write the instruction calibration (default: ./{calibration_instructions.DEFAULT_PATH})")
 
@@ -126,13 +126,19 @@ def run(args) -> int:
         if not drawn:
             raise UsageError(f"the {args.preset} preset has no instruction pass (instruction_runs 0): a report of it "
                              "judges no counts")
-        count_runs = args.count_runs or 2 * drawn
+        count_runs = args.count_runs or 2 * instructions.TOP_UP_LOOKS * drawn
         if count_runs < drawn:
             raise UsageError(f"--count-runs must be at least the runs a report draws a side ({drawn})")
         if count_runs == drawn and tries > 1:
             print(f"bench calibrate: --count-runs {drawn} is what one report draws a side: every draw is the same "
                   "report, judged once", file=sys.stderr)
             tries = 1
+        elif count_runs < 2 * instructions.TOP_UP_LOOKS * drawn and tries > 1:
+            print(f"bench calibrate: --count-runs {count_runs} is less than {2 * instructions.TOP_UP_LOOKS} x the "
+                  f"{drawn} runs a report draws a side: " + (
+                      "the reports' second looks draw from the same counts, so their figures rest on few comparisons"
+                      if count_runs >= instructions.TOP_UP_LOOKS * drawn else
+                      "no second look is drawn (it needs twice the runs a side)"), file=sys.stderr)
         why = instructions.unavailable()
         if why:
             raise BenchError(f"instructions cannot be calibrated here: {why}")

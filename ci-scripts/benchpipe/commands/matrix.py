@@ -28,7 +28,7 @@ import re
 import sys
 from dataclasses import dataclass
 
-from benchpipe import catalogue, runner, toolchains
+from benchpipe import catalogue, instructions, runner, toolchains
 from benchpipe.errors import UsageError
 
 NAME = "matrix"
@@ -132,7 +132,8 @@ class Estimate:
         worst case (WORST_ROUNDS) a group may also take the later looks its budget
         affords (runner.Sequential: at most the budget, at most 12 x runs). counting:
         the job also counts instructions (Linux), `instruction_runs` more runs of every
-        benchmark on every side under Valgrind, at the scenario's `instructions.run_s`."""
+        benchmark on every side under Valgrind, at the scenario's `instructions.run_s`,
+        and at the worst case as many again (every pair taking the pass's second look)."""
         total = 0.0
         for u in units:
             for sides, per_run, pass_s in self.per_unit[u]:
@@ -141,7 +142,9 @@ class Estimate:
                 if sides > 1 and rounds >= WORST_ROUNDS and self.budget_s > 0:
                     late = sides * (self.runs * runner.MAX_ROUNDS + self.warmup) * per_run
                     t = max(t, min(late, sides * self.budget_s))   # the budget is per side
-                total += (t + (sides * pass_s if counting else 0.0)) / 60
+                # at the worst case every pair takes the pass's second look (instructions.TOP_UP_GATE)
+                looks = instructions.TOP_UP_LOOKS if sides > 1 and rounds >= WORST_ROUNDS else 1
+                total += (t + (sides * pass_s * looks if counting else 0.0)) / 60
         return total
 
     def job(self, units, rounds: float, counting: bool = True) -> float:

@@ -185,7 +185,9 @@ def signals_section(report: Report) -> list[str]:
         out.append(f"- instructions on this runner: {escape(counted.get('why', 'not measured'))}.")
     elif counted:
         out.append(f"- counted with {escape(counted.get('valgrind', 'valgrind'))} "
-                   f"({escape(' '.join(counted.get('options', ())))}), {counted.get('runs', '?')} runs a side; "
+                   f"({escape(' '.join(counted.get('options', ())))}), {counted.get('runs', '?')} runs a side"
+                   + (" (as many more where the two sides' first counts differed suggestively; p doubled for the "
+                      "two looks)" if counted.get("second_look") else "") + "; "
                    "benchmarks whose counts scatter more than 0.5 % are shown as not deterministic, without a verdict.")
     out.append("")
     dis = disagreements(report)
