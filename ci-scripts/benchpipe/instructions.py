@@ -298,7 +298,8 @@ def _one(job, r: int, argv: list[str], prepare: list[str] | None, hf_path: str, 
 
 
 def looks(bench: dict) -> int:
-    """The looks a results-file benchmark's counts were taken in (1 or TOP_UP_LOOKS)."""
+    """The looks a results-file benchmark's count test allows for (1, or TOP_UP_LOOKS for
+    either side of a pair, whether or not the second look was taken)."""
     return int((bench.get("instructions") or {}).get("looks", 1))
 
 
