@@ -128,3 +128,26 @@ def test_series_from_results_orders_by_timestamp():
 def test_sort_points():
     pts = [cp.Point("b", "2026-01-02T00:00:00Z", 1), cp.Point("a", "2026-01-01T00:00:00Z", 1)]
     assert [p.commit for p in cp.sort_points(pts)] == ["a", "b"]
+
+
+def test_the_early_stopping_search_finds_what_the_library_finds():
+    """changepoints.e_divisive stops a permutation test once it cannot pass: the change
+    points are the library's own, one for one, on noise, steps up and down and several
+    steps (the library run alongside, with the same seed)."""
+    from signal_processing_algorithms.determinism import deterministic_numpy_random
+    from signal_processing_algorithms.energy_statistics.energy_statistics import e_divisive
+
+    rng = np.random.default_rng(38)
+    found = 0
+    for k in range(80):
+        n = int(rng.integers(6, 160))
+        x = np.exp(rng.normal(0, 0.03, n))
+        for _ in range(k % 4):   # 0-3 steps
+            x[int(rng.integers(1, n)):] *= float(rng.choice([0.8, 0.95, 1.03, 1.1, 1.3]))
+        with deterministic_numpy_random(cp.SEED):
+            want = e_divisive(x, pvalue=0.05, permutations=cp.PERMUTATIONS)
+        with deterministic_numpy_random(cp.SEED):
+            got = cp.e_divisive(x, pvalue=0.05, permutations=cp.PERMUTATIONS)
+        assert got == want, f"series {k} ({n} points): {got} against the library's {want}"
+        found += len(want)
+    assert found >= 40   # the comparison covered series with change points, not only noise
