@@ -21,7 +21,8 @@ Judged two ways, both kept:
   false alarm of the report.
 
 Each drawn report also takes the pass's second look as `bench run` does for two sides
-(instructions.TOP_UP_GATE): every p-value doubled, and n more counts a side, drawn from
+(instructions.TOP_UP_GATE): every p-value as two looks allow (instructions.two_look_p),
+and n more counts a side, drawn from
 the rest, for a pair whose first look was suggestive, where a copy has 2n counts (none
 fewer: no second look drawn). With exactly 2n (the default), every second look of a
 family compares the same 2n counts: its figures rest on one comparison a family and
@@ -95,7 +96,7 @@ def judge(families: list[dict], n: int, tries: int, tests: int, alpha: float = s
         found: dict[float, list] = {s: [] for s in KEYS}
         for f in counted:
             # the pass's second look where 2n counts a copy allow it (instructions.TOP_UP_GATE);
-            # the p-value is doubled either way, as a pull request's two sides always are
+            # the p-value allows for two looks either way, as a pull request's two sides' always does
             second = min(len(f["a"]), len(f["a2"])) >= 2 * n
             da, db = rng.sample(f["a"], 2 * n if second else n), rng.sample(f["a2"], 2 * n if second else n)
             a, b = da[:n], db[:n]

@@ -53,8 +53,8 @@ class Metric:
     test: str = "rank"
     # one sentence on what it sees and what it cannot, where a report names the signals
     sees: str = ""
-    # the looks a results-file benchmark's samples were taken in (a count's top-up:
-    # instructions.looks); its p-value is multiplied by them. None: one.
+    # the looks a results-file benchmark's samples were taken in (a count's second look:
+    # instructions.looks); its p-value allows for them. None: one.
     looks: Callable[[dict], int] | None = None
 
     def summary_of(self, entry: dict) -> dict | None:
@@ -77,11 +77,14 @@ class Metric:
     def compare(self, xs, ys, *, paired: bool, alpha: float, threshold: float, confidence: float = stats.CONFIDENCE,
                 seed: int = stats.SEED, looks: int = 1) -> stats.SampleComparison:
         """Its samples of two sides compared by its test (paired: run i beside run i).
-        looks: the samples were taken in that many looks (a count's top-up): tested at
-        alpha / looks, the p-value multiplied by them (Bonferroni over the looks)."""
+        looks: the samples were taken in two looks (a count's second look): the p-value
+        allows for them (instructions.two_look_p)."""
         if self.test == "t":
-            got = stats.compare_counts(xs, ys, alpha=alpha / looks, threshold=threshold, confidence=confidence)
-            return replace(got, p_value=min(1.0, got.p_value * looks)) if looks > 1 and got.p_value is not None else got
+            if looks <= 1:
+                return stats.compare_counts(xs, ys, alpha=alpha, threshold=threshold, confidence=confidence)
+            got = stats.compare_counts(xs, ys, alpha=instructions.two_look_alpha(alpha), threshold=threshold,
+                                       confidence=confidence)
+            return got if got.p_value is None else replace(got, p_value=instructions.two_look_p(got.p_value))
         if paired and len(xs) == len(ys):
             return stats.compare_paired(xs, ys, alpha=alpha, threshold=threshold, confidence=confidence, seed=seed)
         return stats.compare_samples(xs, ys, alpha=alpha, threshold=threshold, confidence=confidence, seed=seed)
