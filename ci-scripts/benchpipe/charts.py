@@ -388,12 +388,18 @@ def drawn_points(dates: list[str], days: int = THIN_DAYS) -> tuple[list[list[int
         if d >= cut:
             out.append([i])
             continue
-        w = date.fromisoformat(d[:10]).isocalendar()[:2]
+        w = _iso_week(d[:10])
         if w != week:
             out.append([])
             week = w
         out[-1].append(i)
     return out, cut[:10]
+
+
+@lru_cache(maxsize=None)
+def _iso_week(day: str) -> tuple[int, int]:
+    """A day's ISO (year, week); cached, as every series of a history has the same nights."""
+    return tuple(date.fromisoformat(day).isocalendar()[:2])
 
 
 def _point_stats(group: list[int], col: list[tuple | None]) -> tuple | None:
@@ -403,7 +409,7 @@ def _point_stats(group: list[int], col: list[tuple | None]) -> tuple | None:
     sts = [t for i in group if (t := col[i])]
     if len(sts) == 1:
         return sts[0]
-    return tuple(statistics.median(t[k] for t in sts) for k in range(3)) if sts else None
+    return tuple(map(statistics.median, zip(*sts))) if sts else None
 
 
 def trend_charts(model: trends.Model, datadir: Path, cat=None) -> list[Chart]:
