@@ -111,7 +111,8 @@ def judge(families: list[dict], n: int, tries: int, tests: int, alpha: float = s
                     flags[id(f), s, "topped"] += 1
                     if not all(instructions.judged(_entry(x, None)) for x in (xa, xb)):
                         continue   # no verdict in the report either (instructions.samples)
-                c = METRIC.compare([float(x) for x in xa], xb, paired=False, alpha=alpha,
+                # paired: two sides of one run (the count test itself is unpaired)
+                c = METRIC.compare([float(x) for x in xa], xb, paired=True, alpha=alpha,
                                    threshold=METRIC.threshold, looks=instructions.TOP_UP_LOOKS)
                 found[s].append((f, c))
                 p = c.p_value if c.p_value is not None else 1.0

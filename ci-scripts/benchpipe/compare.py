@@ -61,8 +61,8 @@ class Settings:
                     + "; instruction counts (deterministic up to a small scatter): Welch's t test on the log counts "
                       "(stats.compare_counts), plus 1e-6 where two sides of one run were counted in two "
                       "looks (the pass's runs a side, as many more where the first look's p was between 1e-6 "
-                      "and instructions.TOP_UP_GATE: the first look flags at most 1e-6 of the time, "
-                      "instructions.two_look_p)",
+                      "and instructions.TOP_UP_GATE: the first look flags at most 1e-6 of the time; doubled "
+                      "for sides of two runs or alpha above the gate: instructions.two_look_p)",
             "interval": "paired: the Hodges-Lehmann estimate of the within-pair log ratios (median of their "
                         "Walsh averages) with the signed-rank test inverted (exact); unpaired: the ratio of "
                         f"medians with a percentile bootstrap interval, {stats.BOOTSTRAP_RESAMPLES} resamples",

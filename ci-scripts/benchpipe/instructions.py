@@ -298,20 +298,30 @@ def _one(job, r: int, argv: list[str], prepare: list[str] | None, hf_path: str, 
     return None
 
 
-def two_look_p(p: float) -> float:
-    """A pair's p-value allowing for the second look: the p of the counts kept plus
-    TOP_UP_DECISIVE. Valid because the second look is taken only where the first look's
-    p1 exceeds TOP_UP_DECISIVE (and where it failed, its first counts stand whatever they
-    show): for any level a below TOP_UP_GATE, P(reported <= a) <= P(p1 <= d) + P(p2 <= a - d)
-    <= a. Sharper than Bonferroni's 2 p wherever p > 1e-6, i.e. wherever it decides: a
-    lone test on the quick preset (0.01 / 352 = 2.8e-5) is then passed at p2 < 2.7e-5
-    rather than 1.4e-5."""
-    return min(1.0, p + TOP_UP_DECISIVE)
+def _sharp(alpha: float, same_run: bool) -> bool:
+    """Whether the sharper bound of two_look_p holds: for the pair the second look was
+    decided on (two sides of one run), at a level below TOP_UP_GATE."""
+    return same_run and alpha <= TOP_UP_GATE
 
 
-def two_look_alpha(alpha: float) -> float:
+def two_look_p(p: float, alpha: float, same_run: bool) -> float:
+    """A pair's p-value allowing for the second look. For the two sides of one run, at
+    levels up to TOP_UP_GATE: the p of the counts kept plus TOP_UP_DECISIVE (d). Valid
+    because the pass takes the second look only where the first look's p1 exceeds d and
+    stays below the gate, so for a level a up to the gate P(reported <= a) <= P(p1 <= d)
+    + P(p2 <= a - d) <= a (a second look that failed keeps the first counts: the bound
+    holds as long as Valgrind's failures do not depend on the counts). Sharper than
+    Bonferroni's 2 p wherever p > 1e-6, i.e. wherever it decides: a lone test on the
+    quick preset (0.01 / 352 = 2.8e-5) passes at p2 < 2.7e-5 rather than 1.4e-5.
+    Otherwise 2 p (Bonferroni over the two looks): sides of two runs (compare of two
+    files), whose second looks were each decided against another partner, or a level
+    above the gate, where a first look's p1 >= gate is reported with no second look."""
+    return min(1.0, p + TOP_UP_DECISIVE) if _sharp(alpha, same_run) else min(1.0, TOP_UP_LOOKS * p)
+
+
+def two_look_alpha(alpha: float, same_run: bool) -> float:
     """The level a pair's counts (two looks) are tested at: two_look_p(p) < alpha."""
-    return max(0.0, alpha - TOP_UP_DECISIVE)
+    return max(0.0, alpha - TOP_UP_DECISIVE) if _sharp(alpha, same_run) else alpha / TOP_UP_LOOKS
 
 
 def looks(bench: dict) -> int:

@@ -78,13 +78,14 @@ class Metric:
                 seed: int = stats.SEED, looks: int = 1) -> stats.SampleComparison:
         """Its samples of two sides compared by its test (paired: run i beside run i).
         looks: the samples were taken in two looks (a count's second look): the p-value
-        allows for them (instructions.two_look_p)."""
+        allows for them (instructions.two_look_p; paired: the two sides of one run)."""
         if self.test == "t":
             if looks <= 1:
                 return stats.compare_counts(xs, ys, alpha=alpha, threshold=threshold, confidence=confidence)
-            got = stats.compare_counts(xs, ys, alpha=instructions.two_look_alpha(alpha), threshold=threshold,
+            got = stats.compare_counts(xs, ys, alpha=instructions.two_look_alpha(alpha, paired), threshold=threshold,
                                        confidence=confidence)
-            return got if got.p_value is None else replace(got, p_value=instructions.two_look_p(got.p_value))
+            return got if got.p_value is None else replace(got, p_value=instructions.two_look_p(got.p_value, alpha,
+                                                                                               paired))
         if paired and len(xs) == len(ys):
             return stats.compare_paired(xs, ys, alpha=alpha, threshold=threshold, confidence=confidence, seed=seed)
         return stats.compare_samples(xs, ys, alpha=alpha, threshold=threshold, confidence=confidence, seed=seed)

@@ -238,21 +238,30 @@ def test_the_pass_takes_its_second_look_for_two_sides_only_and_keeps_the_first_i
 
 def test_counts_taken_in_two_looks_have_1e_6_added_to_their_p_value():
     """A benchmark whose instructions say `looks: 2` (one of the two sides the pass
-    counted a second time, or could have): compare reports p + TOP_UP_DECISIVE (not 2 p),
-    which the correction across the report's tests then starts from; the same counts
-    without it, p as it is."""
+    counted a second time, or could have): compared with its partner of the same run,
+    p + TOP_UP_DECISIVE (not 2 p), which the correction across the report's tests then
+    starts from; across two results files (each side's second look decided against
+    another partner) or at a level above TOP_UP_GATE, 2 p; without looks, p as it is."""
     rng = random.Random(41)
-    k = key()
     base, head = _counts(rng, 14, 1e7, 0.004), _counts(rng, 14, 1.004e7, 0.004)
 
-    def compared(looks):
-        b, h = _with_counts(bench(k), base), _with_counts(bench(k), head)
+    def compared(looks, one_run=True, alpha=stats.DEFAULT_ALPHA):
+        b = _with_counts(bench(key(label="base" if one_run else None)), base)
+        h = _with_counts(bench(key(label="head" if one_run else None)), head)
         if looks:
             b["instructions"]["looks"] = h["instructions"]["looks"] = looks
-        return compare.compare_docs([doc([b]), doc([h], commit="b" * 40)], ["base", "head"]).comparisons[0]
-    one, two = compared(None).metrics["instructions"], compared(2).metrics["instructions"]
-    assert 1e-4 < one.p_value < 0.5 and two.p_value == pytest.approx(one.p_value + instructions.TOP_UP_DECISIVE)
-    assert one.p_value < two.p_value < 2 * one.p_value
+        docs = [doc([b, h], labels=["base", "head"])] if one_run else [doc([b]), doc([h], commit="b" * 40)]
+        return compare.compare_docs(docs, ["run"] if one_run else ["base", "head"],
+                                    compare.Settings(alpha=alpha)).comparisons[0].metrics["instructions"]
+    d = instructions.TOP_UP_DECISIVE
+    one, two = compared(None), compared(2)
+    assert 1e-4 < one.p_value < 0.5 and two.p_value == pytest.approx(one.p_value + d)
+    # the correction across the report's tests starts from it (the same factor)
+    assert two.p_adjusted == pytest.approx(one.p_adjusted * two.p_value / one.p_value) != one.p_adjusted
+    files = compared(2, one_run=False)
+    assert compared(None, one_run=False).p_value == pytest.approx(one.p_value)
+    assert files.p_value == pytest.approx(2 * one.p_value)
+    assert compared(2, alpha=0.1).p_value == pytest.approx(2 * one.p_value)
 
 
 def test_two_looks_keep_the_false_alarm_rate_within_alpha():
@@ -265,14 +274,14 @@ def test_two_looks_keep_the_false_alarm_rate_within_alpha():
     m = metrics.METRICS["instructions"]
     for _ in range(tries):
         a, b = _counts(rng, 7, 1e7, 0.002), _counts(rng, 7, 1e7, 0.002)
-        p1 = m.compare(a, b, paired=False, alpha=alpha, threshold=0.0).p_value
+        p1 = m.compare(a, b, paired=True, alpha=alpha, threshold=0.0).p_value
         if instructions.top_up_wanted(_entry(a), _entry(b)):
             a, b = a + _counts(rng, 7, 1e7, 0.002), b + _counts(rng, 7, 1e7, 0.002)
-            p2 = m.compare(a, b, paired=False, alpha=alpha, threshold=0.0).p_value
-            flagged += m.compare(a, b, paired=False, alpha=alpha, threshold=0.0, looks=2).p_value < alpha
+            p2 = m.compare(a, b, paired=True, alpha=alpha, threshold=0.0).p_value
+            flagged += m.compare(a, b, paired=True, alpha=alpha, threshold=0.0, looks=2).p_value < alpha
             naive += min(p1, p2) < alpha
         else:
-            flagged += m.compare(a, b, paired=False, alpha=alpha, threshold=0.0, looks=2).p_value < alpha
+            flagged += m.compare(a, b, paired=True, alpha=alpha, threshold=0.0, looks=2).p_value < alpha
             naive += p1 < alpha
     se = (alpha * (1 - alpha) / tries) ** 0.5
     assert flagged / tries <= alpha + 3 * se, f"two looks flagged {flagged / tries:.4f} of A/A at alpha {alpha}"
