@@ -96,7 +96,7 @@ def judge(families: list[dict], n: int, tries: int, tests: int, alpha: float = s
         found: dict[float, list] = {s: [] for s in KEYS}
         for f in counted:
             # the pass's second look where 2n counts a copy allow it (instructions.TOP_UP_GATE);
-            # the p-value allows for two looks either way, as a pull request's two sides' always does
+            # the p-value allows for two looks either way, as for a pull request's two sides
             second = min(len(f["a"]), len(f["a2"])) >= 2 * n
             da, db = rng.sample(f["a"], 2 * n if second else n), rng.sample(f["a2"], 2 * n if second else n)
             a, b = da[:n], db[:n]

@@ -199,7 +199,7 @@ def _next_change_point(distances: np.ndarray, change_points: list[int], memo: di
             better += 1
             if better / (permutations + 1) > pvalue:
                 return None
-    return best[0] if better / (permutations + 1) <= pvalue else None
+    return best[0]   # every permutation drawn, and never too many beat it: significant
 
 
 def detect(series: list[Point], *, pvalue: float = 0.05, permutations: int = PERMUTATIONS,

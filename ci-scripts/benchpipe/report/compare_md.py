@@ -187,7 +187,7 @@ def signals_section(report: Report) -> list[str]:
         out.append(f"- counted with {escape(counted.get('valgrind', 'valgrind'))} "
                    f"({escape(' '.join(counted.get('options', ())))}), {counted.get('runs', '?')} runs a side"
                    + (" (as many more where the two sides' first counts differed suggestively, at a p above "
-                      "1e-6; 1e-6 added to p for the two looks)" if counted.get("second_look") else "") + "; "
+                      "1e-6; 1e-6 added to p for the two looks, p doubled where the sides come from two runs)" if counted.get("second_look") else "") + "; "
                    "benchmarks whose counts scatter more than 0.5 % are shown as not deterministic, without a verdict.")
     out.append("")
     dis = disagreements(report)
