@@ -83,8 +83,9 @@ def judge(families: list[dict], n: int, tries: int, tests: int, alpha: float = s
     """Each family's counts ("a", "a2") judged in `tries` drawn reports of n counts a side
     (see the module docstring). Returns {"families": [...], "report": {...}}: per family
     its median, robust CV over all its counts and whether that makes it deterministic
-    ("judged"), in how many draws both sides were steady enough for a verdict
-    ("judged_draws", as a report judges each side's own counts), and its flags per
+    ("judged", instructions.DETERMINISTIC_CV), in how many draws both sides were steady
+    enough for a verdict ("judged_draws", as a report judges each side's own counts:
+    instructions.REPORT_CV), and its flags per
     comparison (KEYS), lone and together. The totals are over the deterministic
     families, every draw a comparison (a draw without a verdict is a miss)."""
     rng = random.Random(seed)
@@ -131,7 +132,8 @@ def judge(families: list[dict], n: int, tries: int, tests: int, alpha: float = s
             entry = _entry(both, f.get("unsteady"))
             row.update(counts={"a": f["a"], "a2": f["a2"]}, median=statistics.median(both), cv=entry["cv"],
                        scatter=instructions.scatter(both),
-                       judged=instructions.judged(entry), why=instructions.not_judged_why(entry), drawn=n)
+                       judged=instructions.deterministic(entry),
+                       why=instructions.not_judged_why(entry, instructions.DETERMINISTIC_CV), drawn=n)
             if id(f) in judged_draws:
                 row.update(tries=tries, judged_draws=judged_draws[id(f)],
                            **{k: {how: flags[id(f), s, how] for how in ("lone", "together", "topped")}

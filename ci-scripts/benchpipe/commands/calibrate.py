@@ -267,7 +267,8 @@ def _print_instructions(doc: dict) -> None:
     t = Table(title=f"calibration of the instruction counts: {r['tries']} reports of {r['drawn']} runs a side drawn "
                     f"from {doc['count_runs']} counted a copy, alpha {r['alpha']} across {r['tests']} tests",
               caption="judged: deterministic over all its counts (robust CV and scatter at most "
-                      f"{instructions.DETERMINISTIC_CV:.1%}), and in how many reports both sides were; "
+                      f"{instructions.DETERMINISTIC_CV:.1%}), and in how many reports both sides' own counts were "
+                      f"steady enough for a verdict (at most {instructions.REPORT_CV:.1%}); "
                       "flagged: a lone change (one of the report's tests, the others finding nothing) / every family "
                       "changed at once (a compiler or code-generation change)")
     for col in ("family (counted at)", "median\ncount", "robust\nCV", "scatter", "judged", "s a\nrun",

@@ -188,7 +188,8 @@ def signals_section(report: Report) -> list[str]:
                    f"({escape(' '.join(counted.get('options', ())))}), {counted.get('runs', '?')} runs a side"
                    + (" (as many more where the two sides' first counts differed suggestively, at a p above "
                       "1e-6; 1e-6 added to p for the two looks, p doubled where the sides come from two runs)" if counted.get("second_look") else "") + "; "
-                   "benchmarks whose counts scatter more than 0.5 % are shown as not deterministic, without a verdict.")
+                   f"benchmarks whose counts scatter more than {instructions.REPORT_CV * 100:g} % in this run are shown "
+                   "as not deterministic, without a verdict.")
     out.append("")
     dis = disagreements(report)
     if dis:
