@@ -181,6 +181,36 @@ def test_change_points_incremental_reuse(tmp_path, monkeypatch):
     assert trends.detect_all({"s": mk(300)}, cache, jobs=1, window=100, step=50) == grown
 
 
+def test_change_points_searched_in_forked_workers_are_those_of_one_process(tmp_path):
+    """detect_all's pool (the workers read each series from memory shared at the fork,
+    changepoints.Columns rather than a Point a night) finds what one process finds, and
+    changepoints.detect finds the same on columns as on Points."""
+    import multiprocessing
+    import random
+
+    from benchpipe import changepoints, trends
+
+    rng = random.Random(7)
+    series = {}
+    for k in range(12):
+        n = 200 + 10 * k
+        vals = [1.0 + rng.gauss(0, 0.01) + (0.2 if i > n // 2 else 0) * (k % 2) for i in range(n)]
+        series[f"s{k}"] = ([f"c{k}-{i}" for i in range(n)], [f"2026-01-01T{i // 60:02d}:{i % 60:02d}Z" for i in range(n)],
+                           vals)
+    one = trends.detect_all(series, None, jobs=1, window=100, step=50)
+    assert "fork" in multiprocessing.get_all_start_methods()   # Linux: the shared-memory path is the one tested
+    assert trends.detect_all(series, tmp_path / "cp.json", jobs=2, window=100, step=50) == one
+    assert not trends._FORKED   # nothing kept after the pool
+    assert sum(len(cps) for cps in one.values()) == 6 and all(cps[0]["commit"] for cps in one.values() if cps)
+    commits, dates, vals = series["s1"]
+    points = [changepoints.Point(c, d, v) for c, d, v in zip(commits, dates, vals)]
+    cols = changepoints.Columns(commits, dates, vals)
+    assert changepoints.detect(cols, window=100, step=50) == changepoints.detect(points, window=100, step=50)
+    assert list(cols)[5] == points[5] and cols[5] == points[5] and len(cols) == len(points)
+    with pytest.raises(ValueError):
+        changepoints.Columns(commits, dates[:-1], vals)
+
+
 def test_windowed_change_points_cost_grows_with_n_and_find_what_the_whole_series_shows():
     """Ten years of nights in windows: the steps a whole-series search finds are found
     at the same nights, and no window is searched twice."""
