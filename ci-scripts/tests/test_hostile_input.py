@@ -224,3 +224,21 @@ def test_a_failed_site_render_leaves_nothing_behind(tmp_path, monkeypatch):
         site.render(root, out, detect=False)
     assert sorted(p.name for p in out.iterdir()) == [".cache", "keep.txt"] or \
         sorted(p.name for p in out.iterdir()) == ["keep.txt"]
+
+
+@pytest.mark.parametrize("text, said", [
+    ("1e999", "number inf is out of range"), ("[1, {\"a\": [2, -1e16]}]", "number -1e+16 is out of range"),
+    ("[NaN]", "NaN is not a number"), ("{\"x\": -Infinity}", "-Infinity is not a number"),
+    ("[18446744073709551616]", "integer 18446744073709551616 is out of range"),
+    ("-18446744073709551616", "integer -18446744073709551616 is out of range"),
+    ("[" + "9" * 5000 + "]", "an integer with too many digits"), ("[" * 100000 + "]" * 100000, "nested too deeply"),
+])
+def test_strict_json_refuses_every_number_no_stage_can_use_wherever_it_is(text, said):
+    """strictjson.loads parses with the C parser's own numbers and then walks the document:
+    a number out of range is refused at any depth, with one line; what is in range comes
+    back as json.loads gives it (a bool is not an integer to check)."""
+    with pytest.raises(BenchError, match="^w: ") as err:
+        strictjson.loads(text, "w")
+    assert said in str(err.value) and "\n" not in str(err.value)
+    fine = '{"a": [1e15, -1e15, 18446744073709551615, -18446744073709551615, true, null, "1e999", 0.5, {"b": []}]}'
+    assert strictjson.loads(fine, "w") == json.loads(fine)
