@@ -907,17 +907,51 @@ def _interrupted_compactions(files: list[tuple[Path, str]]) -> list[Path]:
 
 
 @dataclass
+class SummarisedMonth:
+    """A summarised month's file as load(summaries="rows") leaves it: not read yet. Its
+    rows go straight into the trend model's columns (trends.build, several months at
+    once in parallel processes: ten years of them are most of a render's time)."""
+    path: Path
+    month: str
+    runs: dict[str, dict]        # its month's run records (decode reads a row beside its own)
+    doc: dict | None = None      # the parsed file, where load had to read it to know its kind
+    count: int | None = None     # its committed rows, once read
+
+    def rows(self) -> tuple[history_rows.Series, list[list]]:
+        """Its series table and its committed rows by date, checked as load checks them
+        (decode can read each); one BenchError for a file that is not that."""
+        doc = self.doc
+        try:
+            if doc is None:
+                doc = read_doc(self.path)
+            if not history_summary.is_summary(doc) or doc["month"] != self.month:
+                raise BenchError(f"{self.path}: not a valid history file; run `bench history check`")
+            series = history_rows.Series(doc["rows"])
+            rows = [r for r in doc["rows"] if isinstance(r, list) and r[0] in self.runs]
+            for r in rows:   # what decode would refuse, refused here (trends.build reads them)
+                history_summary.check(r, series)
+            rows.sort(key=_row_order(self.runs, series))
+        except BenchError as err:
+            if "history check" in str(err):
+                raise
+            raise BenchError(f"{err}; run `bench history check`") from None
+        except (*_MALFORMED, history_rows.RowError):
+            raise BenchError(f"{self.path}: not a valid history file; run `bench history check`") from None
+        self.count = len(rows)
+        return series, rows
+
+
+@dataclass
 class History:
     runs: dict[str, dict]         # run id -> run record
     entries: list[dict]           # committed entries (their run has a record), by date
-    # load(summaries="rows"): each summarised month's series table, its committed rows
-    # (by date) and its month's run records, oldest month first, not made into entries
-    summarised: list[tuple[history_rows.Series, list[list], dict[str, dict]]] = field(default_factory=list)
+    # load(summaries="rows"): the summarised months, oldest first, not made into entries
+    summarised: list[SummarisedMonth] = field(default_factory=list)
 
     @property
     def count(self) -> int:
-        """Entries, summarised rows included."""
-        return len(self.entries) + sum(len(rows) for _, rows, _ in self.summarised)
+        """Entries, summarised rows included (a month not read yet is read to count them)."""
+        return len(self.entries) + sum(m.count if m.count is not None else len(m.rows()[1]) for m in self.summarised)
 
 
 def _row_order(runs: dict[str, dict], series: history_rows.Series):
@@ -944,12 +978,17 @@ def _load(root: Path, summaries: str) -> History:
         raise BenchError(f"{root}: no such history directory")
     runs: dict[str, dict] = {}
     by_month: dict[str, dict[str, dict]] = {}
-    docs = []
+    docs, deferred = [], []
     files = history_files(root)
     halfway = {p.with_name(p.stem + history_summary.SUFFIX) for p in _interrupted_compactions(files)}
     for path, rel in files:
         if path in halfway:
             continue   # its full month file is still there, and read
+        if summaries == "rows" and is_compressed(path) and _peek_kind(path) == history_summary.KIND:
+            # read later, where its rows are wanted (trends.build); a file whose start is not
+            # one written here is read now, as every other
+            deferred.append((path, Path(path.name[:-len(history_summary.SUFFIX)]).name))
+            continue
         try:
             doc = read_doc(path)
         except BenchError as err:
@@ -965,28 +1004,24 @@ def _load(root: Path, summaries: str) -> History:
                 raise BenchError(f"{path}: not a history file; run `bench history check`")
         except _MALFORMED:
             raise BenchError(f"{path}: not a valid history file; run `bench history check`") from None
-    entries, summarised = [], []
+    entries = []
+    summarised = [SummarisedMonth(path, month, by_month.get(month, {})) for path, month in deferred]
     for path, doc in docs:
         try:
             # a history/2 row is decoded beside the run records of its own month, as check does
             month = runs if doc["kind"] == "entries" and not is_rows(doc) else by_month.get(doc["month"], {})
             if summaries == "rows" and history_summary.is_summary(doc):
-                series = history_rows.Series(doc["rows"])
-                rows = [r for r in doc["rows"] if isinstance(r, list) and r[0] in month and r[0] in runs]
-                for r in rows:   # what decode would refuse, refused here (trends.build reads them)
-                    history_summary.check(r, series)
-                rows.sort(key=_row_order(month, series))
-                summarised.append((doc["month"], series, rows, month))
+                summarised.append(SummarisedMonth(path, doc["month"], month, doc=doc))
                 continue
             entries.extend(e for e in file_entries(doc, month) if e["run"] in runs)
         except (*_MALFORMED, history_rows.RowError):
             raise BenchError(f"{path}: not a valid history file; run `bench history check`") from None
-    summarised.sort(key=lambda m: m[0])   # (a series is one OS and scenario: one file a month)
     try:
+        summarised.sort(key=lambda m: m.month)   # (a series is one OS and scenario: one file a month)
         entries.sort(key=lambda e: (e["date"], e["run"], e["id"]))
     except TypeError:   # a hand-edited id or date of another type
         raise BenchError(f"{root}: a history entry of an unexpected shape; run `bench history check`") from None
-    return History(runs, entries, [(series, rows, month) for _, series, rows, month in summarised])
+    return History(runs, entries, summarised)
 
 
 @dataclass

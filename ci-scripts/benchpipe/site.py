@@ -254,13 +254,14 @@ def render(history_dir, out_dir, *, site_url: str = "", repo_url: str = "", jobs
 
 def _render(out, history_dir, rep, t0, detect, jobs, cp_options, site_url, repo_url, keep_chart_sources):
     cat = catalogue.load()
-    hist = history.load(history_dir, summaries="rows")   # summarised months as columns (trends.build)
-    rep.runs, rep.entries = len(hist.runs), hist.count
+    # summarised months are read by trends.build, in parallel, straight into columns
+    hist = history.load(history_dir, summaries="rows")
     rep.timings["load"] = time.perf_counter() - t0
 
     t = time.perf_counter()
     model = trends.build(hist, cat, detect=detect, cache_path=out / CP_CACHE, jobs=jobs,
                          cp_options=cp_options)
+    rep.runs, rep.entries = len(hist.runs), hist.count
     rep.timings["model+changepoints"] = time.perf_counter() - t
 
     t = time.perf_counter()

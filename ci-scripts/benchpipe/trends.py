@@ -25,7 +25,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchpipe import history_summary, strictjson
+from benchpipe import history_rows, history_summary, strictjson
 from benchpipe.changepoint_windows import valid_candidates, window_key, windows
 from benchpipe.errors import BenchError
 from benchpipe.fsutil import atomic_write_json
@@ -344,39 +344,97 @@ class Model:
                 yield os_, e
 
 
-def _add_summarised(series: dict[str, Series], hist) -> dict[str, tuple]:
+@dataclass
+class _MonthSeries:
+    """One series' points in one summarised month, as Series columns."""
+    os: str
+    key: dict                      # the series' key at its first point here
+    channel: str
+    dates: list = field(default_factory=list)
+    commits: list = field(default_factory=list)
+    runs: list = field(default_factory=list)
+    keys: list = field(default_factory=list)
+    versus: list = field(default_factory=list)
+    stats: dict = field(default_factory=lambda: {m: [] for m in METRICS})
+    tail: tuple | None = None      # (sort key, row, run record) of its newest row here
+
+
+def _month_columns(month) -> tuple[int, history_rows.Series, dict[str, _MonthSeries]]:
+    """A summarised month's rows (history.SummarisedMonth) as columns per series: its row
+    count, its series table and {series id: _MonthSeries}. No entry is made; what a row
+    does not say comes from its own month's run record, as decode reads it."""
+    table, rows = month.rows()
+    out: dict[str, _MonthSeries] = {}
+    sids: dict[tuple, _MonthSeries | None] = {}
+    metrics = list(METRICS.values())
+    for row in rows:
+        p = row[2]
+        run = month.runs[row[0]]
+        os_ = p["os"] if "os" in p else run["os"]
+        srow = table.by_index[row[1]]
+        ch = p["channel"] if "channel" in p else srow.get("channel")   # None in a row: none
+        g = sids.get((row[1], os_, ch), False)
+        if g is False:
+            key = srow["key"]
+            if key.get("label"):   # A/B sides are PR artefacts, not trends
+                g = None
+            else:
+                chan = ch or key["toolchain"]   # as history.channel
+                sid = _series_id(os_, key, chan)
+                g = out.get(sid)
+                if g is None:
+                    g = out[sid] = _MonthSeries(os_, key, chan)
+            sids[(row[1], os_, ch)] = g
+        if g is None:
+            continue
+        date = p["date"] if "date" in p else run["date"]
+        g.dates.append(date)
+        g.commits.append(p["commit"] if "commit" in p else run["commit"])
+        g.runs.append(row[0])
+        g.keys.append(srow["key"])
+        g.versus.append(p.get("versus"))
+        for m in metrics:
+            g.stats[m.name].append(summary_triple(m.summary_of(p)))
+        order = (date, row[0], srow["id"])
+        if g.tail is None or g.tail[0] < order:
+            g.tail = (order, row, run)
+    return len(rows), table, out
+
+
+# Below this many summarised months, read in this process: a pool costs more than it saves.
+PARALLEL_MONTHS = 24
+
+
+def _add_summarised(series: dict[str, Series], hist, jobs: int | None = None) -> dict[str, tuple]:
     """Each summarised month's rows as points of their series (oldest month first, rows by
-    date), read as columns: no entry is made. Returns, per series, its newest row's sort
-    key and what decoding it takes (the whole entry, made only where a series' newest
-    point is in a summarised month)."""
+    date), read as columns, the months in `jobs` processes at once. Returns, per series,
+    its newest row's sort key and what decoding it takes (the whole entry, made only where
+    a series' newest point is in a summarised month)."""
+    months = hist.summarised
+    jobs = min(jobs or os.cpu_count() or 1, len(months))
+    if jobs > 1 and len(months) >= PARALLEL_MONTHS and "fork" in multiprocessing.get_all_start_methods():
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+            read = list(pool.map(_month_columns, months, chunksize=max(1, len(months) // (jobs * 8))))
+    else:
+        read = [_month_columns(m) for m in months]
     tails: dict[str, tuple] = {}
-    for table, rows, month_runs in hist.summarised:
-        sids: dict[tuple, Series | None] = {}
-        for row in rows:
-            p = row[2]
-            run = month_runs[row[0]]   # its own month's record, as decode reads it
-            os_ = p["os"] if "os" in p else run["os"]
-            srow = table.by_index[row[1]]
-            ch = p["channel"] if "channel" in p else srow.get("channel")   # None in a row: none
-            s = sids.get((row[1], os_, ch), False)
-            if s is False:
-                key = srow["key"]
-                if key.get("label"):   # A/B sides are PR artefacts, not trends
-                    s = None
-                else:
-                    chan = ch or key["toolchain"]   # as history.channel
-                    sid = _series_id(os_, key, chan)
-                    s = series.get(sid)
-                    if s is None:
-                        s = series[sid] = Series(sid, os_, key, chan)
-                sids[(row[1], os_, ch)] = s
+    for month, (count, table, groups) in zip(months, read):
+        month.count = count
+        for sid, g in groups.items():
+            s = series.get(sid)
             if s is None:
-                continue
-            date = p["date"] if "date" in p else run["date"]
-            s.append(date, p["commit"] if "commit" in p else run["commit"], row[0], srow["key"], p)
-            order = (date, row[0], srow["id"])
-            if s.sid not in tails or tails[s.sid][0] < order:
-                tails[s.sid] = (order, (row, table, run))
+                s = series[sid] = Series(sid, g.os, g.key, g.channel)
+            s.dates += g.dates
+            s.commits += g.commits
+            s.runs += g.runs
+            s.keys += g.keys
+            s.versus += g.versus
+            for name, col in g.stats.items():
+                s.stats[name] += col
+            s.key = g.keys[-1]
+            order, row, run = g.tail
+            if sid not in tails or tails[sid][0] < order:
+                tails[sid] = (order, (row, table, run))
     return tails
 
 
@@ -394,7 +452,7 @@ def _in_order(s: Series) -> None:
 def build(hist, cat, detect: bool = True, cache_path: Path | None = None, jobs: int | None = None,
           cp_options: dict | None = None) -> Model:
     series: dict[str, Series] = {}
-    tails = _add_summarised(series, hist) if getattr(hist, "summarised", None) else {}
+    tails = _add_summarised(series, hist, jobs) if getattr(hist, "summarised", None) else {}
     for e in hist.entries:  # sorted by date
         if e["key"].get("label"):  # A/B sides are PR artefacts, not trends
             continue
