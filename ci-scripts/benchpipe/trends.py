@@ -20,6 +20,7 @@ import json
 import multiprocessing
 import os
 import re
+import time
 from array import array
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -335,6 +336,7 @@ class Model:
     runs: dict[str, dict]
     headline: dict[tuple[str, str], str]           # (os, lang) -> toolchain
     regressions: list[dict]
+    read_s: float = 0.0                            # seconds spent reading summarised months (build)
 
     def headline_latest(self):
         """(os, entry) for each series' newest entry built by its language's headline
@@ -452,7 +454,9 @@ def _in_order(s: Series) -> None:
 def build(hist, cat, detect: bool = True, cache_path: Path | None = None, jobs: int | None = None,
           cp_options: dict | None = None) -> Model:
     series: dict[str, Series] = {}
+    t0 = time.perf_counter()
     tails = _add_summarised(series, hist, jobs) if getattr(hist, "summarised", None) else {}
+    read_s = time.perf_counter() - t0
     for e in hist.entries:  # sorted by date
         if e["key"].get("label"):  # A/B sides are PR artefacts, not trends
             continue
@@ -535,7 +539,7 @@ def build(hist, cat, detect: bool = True, cache_path: Path | None = None, jobs: 
         # newest first, then in the registry's order (time, CPU, memory)
         order = list(METRICS)
         regressions.sort(key=lambda r: (r["date"], r["id"], -order.index(r["metric"])), reverse=True)
-    return Model(scen, series, latest, hist.runs, headline, regressions)
+    return Model(scen, series, latest, hist.runs, headline, regressions, read_s)
 
 
 def trend_chart_name(key: dict, os_: str) -> str:
