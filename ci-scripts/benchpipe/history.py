@@ -966,9 +966,11 @@ def load(root, summaries: str = "entries") -> History:
     """Everything in the history, read and checked (fast checks only: structure of
     the files, digests; `check` runs the full schema validation).
 
-    summaries="rows": a summarised month's rows are left as rows (History.summarised),
-    for a reader that takes a few columns of ten years of them (trends.build: 1.2 million
-    an OS, most of the site's time when each was made into an entry)."""
+    summaries="rows": a summarised month is left unread (History.summarised: a
+    SummarisedMonth, which trends.build reads, in parallel, into a few columns of its
+    rows: ten years are 1.2 million rows an OS, most of the site's time when each was made
+    into an entry), where the start of its file is one written here; its rows are checked
+    when read."""
     with gcpause.paused():
         return _load(Path(root), summaries)
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from pathlib import Path
 
 from benchpipe.errors import BenchError
@@ -53,10 +54,23 @@ def _out_of_range(doc):
     return None
 
 
+def _int(text: str) -> int:
+    if len(text) > 25:
+        raise _Reject(f"integer {text[:40]}... is out of range (below 2^64)")
+    return int(text)
+
+
+def _int_hook():
+    """The integer hook, where Python's own limit on the digits it converts (4,300 by
+    default; a long integer converts in quadratic time) is lifted or raised."""
+    limit = sys.get_int_max_str_digits()
+    return _int if limit == 0 or limit > 4300 else None
+
+
 def loads(text: str, what: str):
     """Parse strict JSON; any problem is one BenchError naming `what`."""
     try:
-        doc = json.loads(text, parse_constant=_constant)
+        doc = json.loads(text, parse_constant=_constant, parse_int=_int_hook())
     except _Reject as err:
         raise BenchError(f"{what}: {err}") from None
     except json.JSONDecodeError as err:
@@ -68,9 +82,9 @@ def loads(text: str, what: str):
     bad = _out_of_range([doc])
     if isinstance(bad, float):
         raise BenchError(f"{what}: number {bad!r} is out of range (finite, at most {MAX_FLOAT:g})")
-    if bad is not None:
-        raise BenchError(f"{what}: integer {str(bad)[:40]}{'...' if len(str(bad)) > 40 else ''} is out of range "
-                         "(below 2^64)")
+    if bad is not None:   # (at most 4,300 digits: converted by the parser within its limit)
+        text = str(bad)
+        raise BenchError(f"{what}: integer {text[:40]}{'...' if len(text) > 40 else ''} is out of range (below 2^64)")
     return doc
 
 

@@ -20,9 +20,11 @@ import json
 import multiprocessing
 import os
 import re
+import sys
 import time
 from array import array
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -59,6 +61,28 @@ def _detect_one(args) -> tuple[list[dict], dict[str, list[int]]]:
     return cps, {k: v for k, v in known.items() if had.get(k) is not v}  # searched now (a bad entry replaced)
 
 
+def _fork_context():
+    """The fork start method where it is safe to use (Linux), else None: macOS has it but
+    spawns by default (system libraries' threads do not survive a fork), Windows lacks it."""
+    return multiprocessing.get_context("fork") if sys.platform.startswith("linux") else None
+
+
+def _pool_map(fn, items: list, jobs: int, chunksize: int, what: str, initializer=None) -> list:
+    """fn over items in `jobs` worker processes (forked on Linux: they share the parent's
+    memory until they write to it), in order. A collection in a worker writes to every
+    object it visits, so the parent's are frozen meanwhile. On an error the work not begun
+    is cancelled; a worker the system killed (out of memory) is one line."""
+    gc.freeze()
+    pool = ProcessPoolExecutor(max_workers=jobs, initializer=initializer, mp_context=_fork_context())
+    try:
+        return list(pool.map(fn, items, chunksize=chunksize))
+    except BrokenProcessPool:
+        raise BenchError(f"{what}: a worker process died (out of memory?); try again with --jobs 1") from None
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+        gc.unfreeze()
+
+
 # The series a pool of forked workers searches, set before the fork: the workers read
 # them from the memory they share with the parent instead of having ten years of commits
 # and dates pickled to them (1,368 series of 3,650 nights an OS, ~200 MB a render).
@@ -73,7 +97,7 @@ def _series_hash(commits: list[str], dates: list[str], values: list[float]) -> s
     """What a series' change points depend on, hashed: the values as doubles, the commits
     and dates as JSON (10 times faster than _hash of all three: ten years of nights are
     1,368 series of 3,650 points an OS, 3.7 s a render that way)."""
-    h = hashlib.sha256(array("d", values).tobytes())
+    h = hashlib.sha256(len(values).to_bytes(8, "little") + array("d", values).tobytes())
     h.update(json.dumps([commits, dates]).encode())
     return h.hexdigest()[:24]
 
@@ -156,23 +180,16 @@ def detect_all(series: dict[str, tuple[list, list, list]], cache_path: Path | No
     if todo:
         jobs = jobs or os.cpu_count() or 1
         if jobs > 1 and len(todo) > 8:
-            forked = "fork" in multiprocessing.get_all_start_methods()
+            forked = _fork_context() is not None
             if forked:   # the workers read each series from _FORKED by its id
                 _FORKED.update((sid, args[0]) for sid, args in todo)
                 for sid, args in todo:
                     args[0] = sid
-            # forked workers share the parent's memory (the whole history) until they write
-            # to it, and a collection in a worker writes to every object it visits: frozen,
-            # the collector leaves them alone
-            gc.freeze()
             try:
                 # (the site pauses the collector while it works, gcpause; the workers need it)
-                with ProcessPoolExecutor(max_workers=jobs, initializer=gc.enable,
-                                         mp_context=multiprocessing.get_context("fork") if forked else None) as pool:
-                    found = list(pool.map(_detect_one, [t[1] for t in todo],
-                                          chunksize=max(1, len(todo) // (jobs * 4))))
+                found = _pool_map(_detect_one, [t[1] for t in todo], jobs, max(1, len(todo) // (jobs * 4)),
+                                  "the change-point search", initializer=gc.enable)
             finally:
-                gc.unfreeze()
                 _FORKED.clear()
         else:
             found = [_detect_one(t[1]) for t in todo]
@@ -403,7 +420,8 @@ def _month_columns(month) -> tuple[int, history_rows.Series, dict[str, _MonthSer
     return len(rows), table, out
 
 
-# Below this many summarised months, read in this process: a pool costs more than it saves.
+# Below this many summarised month files (an OS and scenario a month), read in this
+# process: a pool costs more than it saves.
 PARALLEL_MONTHS = 24
 
 
@@ -414,9 +432,9 @@ def _add_summarised(series: dict[str, Series], hist, jobs: int | None = None) ->
     a series' newest point is in a summarised month)."""
     months = hist.summarised
     jobs = min(jobs or os.cpu_count() or 1, len(months))
-    if jobs > 1 and len(months) >= PARALLEL_MONTHS and "fork" in multiprocessing.get_all_start_methods():
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-            read = list(pool.map(_month_columns, months, chunksize=max(1, len(months) // (jobs * 8))))
+    if jobs > 1 and len(months) >= PARALLEL_MONTHS and _fork_context() is not None:
+        # (forked only: a spawned worker would start by importing the pipeline, for a month)
+        read = _pool_map(_month_columns, months, jobs, max(1, len(months) // (jobs * 8)), "reading the summarised months")
     else:
         read = [_month_columns(m) for m in months]
     tails: dict[str, tuple] = {}

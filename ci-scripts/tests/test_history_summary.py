@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import lzma
+import os
 import re
 import subprocess
 from datetime import datetime, timedelta, timezone
@@ -53,6 +54,17 @@ def _summaries(root: Path) -> list[Path]:
     return sorted(root.rglob(f"*{history_summary.SUFFIX}"))
 
 
+_REAL_MONTH_COLUMNS = trends._month_columns
+_PARENT: dict = {}
+
+
+def _month_columns_in_a_worker(month):
+    """trends._month_columns, refusing to run in the test's own process (module level:
+    the pool pickles the function by its name)."""
+    assert os.getpid() != _PARENT["pid"], "read in the parent"
+    return _REAL_MONTH_COLUMNS(month)
+
+
 def test_old_months_are_summarised_and_the_site_shows_the_same(nights, tmp_path, monkeypatch):
     root = tmp_path / "h"
     add_results(root, nights)
@@ -94,7 +106,12 @@ def test_old_months_are_summarised_and_the_site_shows_the_same(nights, tmp_path,
     assert rows.count == len(after.entries) and len(rows.entries) < len(after.entries)
     # the months read in two processes at once give the same model
     monkeypatch.setattr(trends, "PARALLEL_MONTHS", 1)
-    two = trends.build(history.load(root, summaries="rows"), catalogue.load(), jobs=2)
+    monkeypatch.setattr(trends, "_month_columns", _month_columns_in_a_worker)
+    monkeypatch.setitem(_PARENT, "pid", os.getpid())
+    again = history.load(root, summaries="rows")
+    assert len(again.summarised) >= 2
+    two = trends.build(again, catalogue.load(), jobs=2)
+    monkeypatch.setattr(trends, "_month_columns", _REAL_MONTH_COLUMNS)
     assert list(two.series) == list(cols.series) and two.regressions == cols.regressions and two.latest == cols.latest
     for sid, s in cols.series.items():
         t = two.series[sid]

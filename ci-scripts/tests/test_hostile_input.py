@@ -242,3 +242,21 @@ def test_strict_json_refuses_every_number_no_stage_can_use_wherever_it_is(text, 
     assert said in str(err.value) and "\n" not in str(err.value)
     fine = '{"a": [1e15, -1e15, 18446744073709551615, -18446744073709551615, true, null, "1e999", 0.5, {"b": []}]}'
     assert strictjson.loads(fine, "w") == json.loads(fine)
+
+
+def test_a_long_integer_is_refused_before_it_is_converted_where_python_lifts_its_digit_limit():
+    """Python converts at most 4,300 digits by default (a long integer converts in
+    quadratic time); where that limit is lifted, strictjson refuses one over 25 digits
+    before converting it, as it always did."""
+    import sys
+    import time
+    old = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        t = time.monotonic()
+        with pytest.raises(BenchError, match="is out of range"):
+            strictjson.loads("[" + "9" * 400_000 + "]", "w")
+        assert time.monotonic() - t < 1.0   # (converted: seconds)
+        assert strictjson.loads("[18446744073709551615]", "w") == [18446744073709551615]
+    finally:
+        sys.set_int_max_str_digits(old)

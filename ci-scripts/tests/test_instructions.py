@@ -112,7 +112,7 @@ def test_a_report_judges_a_deterministic_family_from_its_own_few_counts_with_roo
     # the same counts: not deterministic as a family, judged in a report
     between = _entry([round(1e8 * (1 + 0.007 * x)) for x in (-1, 0, 1, -0.5, 1, 0, 0.5)])
     assert instructions.judged(between) and not instructions.deterministic(between)
-    assert "above 0.5 % in this run" in instructions.not_judged_why(between, instructions.DETERMINISTIC_CV)
+    assert "above 0.5 % over its counts" in instructions.not_judged_why(between, instructions.DETERMINISTIC_CV)
     assert instructions.not_judged_why(between) == ""
 
 

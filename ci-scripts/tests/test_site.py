@@ -181,11 +181,26 @@ def test_change_points_incremental_reuse(tmp_path, monkeypatch):
     assert trends.detect_all({"s": mk(300)}, cache, jobs=1, window=100, step=50) == grown
 
 
-def test_change_points_searched_in_forked_workers_are_those_of_one_process(tmp_path):
+def _detect_by_id(args):
+    """trends._detect_one, in a worker that must have been given a series' id, not the
+    series pickled (module level: the pool pickles the function by its name)."""
+    from benchpipe import trends
+    assert isinstance(args[0], str) and args[0] in trends._FORKED, type(args[0])
+    return _REAL_DETECT_ONE(args)
+
+
+def _real_detect_one():
+    from benchpipe import trends
+    return trends._detect_one
+
+
+_REAL_DETECT_ONE = _real_detect_one()
+
+
+def test_change_points_searched_in_forked_workers_are_those_of_one_process(tmp_path, monkeypatch):
     """detect_all's pool (the workers read each series from memory shared at the fork,
     changepoints.Columns rather than a Point a night) finds what one process finds, and
     changepoints.detect finds the same on columns as on Points."""
-    import multiprocessing
     import random
 
     from benchpipe import changepoints, trends
@@ -198,7 +213,9 @@ def test_change_points_searched_in_forked_workers_are_those_of_one_process(tmp_p
         series[f"s{k}"] = ([f"c{k}-{i}" for i in range(n)], [f"2026-01-01T{i // 60:02d}:{i % 60:02d}Z" for i in range(n)],
                            vals)
     one = trends.detect_all(series, None, jobs=1, window=100, step=50)
-    assert "fork" in multiprocessing.get_all_start_methods()   # Linux: the shared-memory path is the one tested
+    if trends._fork_context() is None:
+        pytest.skip("forked workers: Linux only")
+    monkeypatch.setattr(trends, "_detect_one", _detect_by_id)
     assert trends.detect_all(series, tmp_path / "cp.json", jobs=2, window=100, step=50) == one
     assert not trends._FORKED   # nothing kept after the pool
     assert sum(len(cps) for cps in one.values()) == 6 and all(cps[0]["commit"] for cps in one.values() if cps)
