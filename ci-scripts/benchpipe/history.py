@@ -989,7 +989,7 @@ def _load(root: Path, summaries: str) -> History:
         if summaries == "rows" and is_compressed(path) and _peek_kind(path) == history_summary.KIND:
             # read later, where its rows are wanted (trends.build); a file whose start is not
             # one written here is read now, as every other
-            deferred.append((path, Path(path.name[:-len(history_summary.SUFFIX)]).name))
+            deferred.append((path, path.name[:-len(history_summary.SUFFIX)]))
             continue
         try:
             doc = read_doc(path)
