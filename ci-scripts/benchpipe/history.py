@@ -920,21 +920,18 @@ class SummarisedMonth:
     def rows(self) -> tuple[history_rows.Series, list[list]]:
         """Its series table and its committed rows by date, checked as load checks them
         (decode can read each); one BenchError for a file that is not that."""
-        doc = self.doc
         try:
-            if doc is None:
-                doc = read_doc(self.path)
+            doc = self.doc if self.doc is not None else read_doc(self.path)
+        except BenchError as err:
+            raise BenchError(f"{err}; run `bench history check`") from None
+        try:
             if not history_summary.is_summary(doc) or doc["month"] != self.month:
-                raise BenchError(f"{self.path}: not a valid history file; run `bench history check`")
+                raise ValueError("not this month's summary")
             series = history_rows.Series(doc["rows"])
             rows = [r for r in doc["rows"] if isinstance(r, list) and r[0] in self.runs]
             for r in rows:   # what decode would refuse, refused here (trends.build reads them)
                 history_summary.check(r, series)
             rows.sort(key=_row_order(self.runs, series))
-        except BenchError as err:
-            if "history check" in str(err):
-                raise
-            raise BenchError(f"{err}; run `bench history check`") from None
         except (*_MALFORMED, history_rows.RowError):
             raise BenchError(f"{self.path}: not a valid history file; run `bench history check`") from None
         self.count = len(rows)

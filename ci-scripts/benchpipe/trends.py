@@ -316,6 +316,15 @@ class Series:
             self.stats[m.name].append(summary_triple(m.summary_of(fields)))
         self.key = key
 
+    def extend(self, newer: Series) -> None:
+        """Another stretch of this series (a summarised month's), its points newer, as
+        the newest."""
+        for col in ("dates", "commits", "runs", "keys", "versus"):
+            getattr(self, col).extend(getattr(newer, col))
+        for name, col in newer.stats.items():
+            self.stats[name] += col
+        self.key = newer.key
+
     @classmethod
     def of(cls, entries: list[dict], sid: str = "") -> Series:
         """A series of these entries (by date)."""
@@ -363,29 +372,15 @@ class Model:
                 yield os_, e
 
 
-@dataclass
-class _MonthSeries:
-    """One series' points in one summarised month, as Series columns."""
-    os: str
-    key: dict                      # the series' key at its first point here
-    channel: str
-    dates: list = field(default_factory=list)
-    commits: list = field(default_factory=list)
-    runs: list = field(default_factory=list)
-    keys: list = field(default_factory=list)
-    versus: list = field(default_factory=list)
-    stats: dict = field(default_factory=lambda: {m: [] for m in METRICS})
-    tail: tuple | None = None      # (sort key, row, run record) of its newest row here
-
-
-def _month_columns(month) -> tuple[int, history_rows.Series, dict[str, _MonthSeries]]:
-    """A summarised month's rows (history.SummarisedMonth) as columns per series: its row
-    count, its series table and {series id: _MonthSeries}. No entry is made; what a row
-    does not say comes from its own month's run record, as decode reads it."""
+def _month_columns(month) -> tuple[int, history_rows.Series, dict[str, Series], dict[str, tuple]]:
+    """A summarised month's rows (history.SummarisedMonth) as its stretch of each series:
+    its row count, its series table, {series id: Series of its points here} and {series id:
+    (sort key, row, run record) of its newest row here}. No entry is made; what a row does
+    not say comes from its own month's run record, as decode reads it."""
     table, rows = month.rows()
-    out: dict[str, _MonthSeries] = {}
-    sids: dict[tuple, _MonthSeries | None] = {}
-    metrics = list(METRICS.values())
+    out: dict[str, Series] = {}
+    tails: dict[str, tuple] = {}
+    sids: dict[tuple, Series | None] = {}
     for row in rows:
         p = row[2]
         run = month.runs[row[0]]
@@ -402,22 +397,16 @@ def _month_columns(month) -> tuple[int, history_rows.Series, dict[str, _MonthSer
                 sid = _series_id(os_, key, chan)
                 g = out.get(sid)
                 if g is None:
-                    g = out[sid] = _MonthSeries(os_, key, chan)
+                    g = out[sid] = Series(sid, os_, key, chan)
             sids[(row[1], os_, ch)] = g
         if g is None:
             continue
         date = p["date"] if "date" in p else run["date"]
-        g.dates.append(date)
-        g.commits.append(p["commit"] if "commit" in p else run["commit"])
-        g.runs.append(row[0])
-        g.keys.append(srow["key"])
-        g.versus.append(p.get("versus"))
-        for m in metrics:
-            g.stats[m.name].append(summary_triple(m.summary_of(p)))
+        g.append(date, p["commit"] if "commit" in p else run["commit"], row[0], srow["key"], p)
         order = (date, row[0], srow["id"])
-        if g.tail is None or g.tail[0] < order:
-            g.tail = (order, row, run)
-    return len(rows), table, out
+        if g.sid not in tails or tails[g.sid][0] < order:
+            tails[g.sid] = (order, row, run)
+    return len(rows), table, out, tails
 
 
 # Below this many summarised month files (an OS and scenario a month), read in this
@@ -438,21 +427,14 @@ def _add_summarised(series: dict[str, Series], hist, jobs: int | None = None) ->
     else:
         read = [_month_columns(m) for m in months]
     tails: dict[str, tuple] = {}
-    for month, (count, table, groups) in zip(months, read):
+    for month, (count, table, groups, newest) in zip(months, read):
         month.count = count
         for sid, g in groups.items():
             s = series.get(sid)
             if s is None:
-                s = series[sid] = Series(sid, g.os, g.key, g.channel)
-            s.dates += g.dates
-            s.commits += g.commits
-            s.runs += g.runs
-            s.keys += g.keys
-            s.versus += g.versus
-            for name, col in g.stats.items():
-                s.stats[name] += col
-            s.key = g.keys[-1]
-            order, row, run = g.tail
+                s = series[sid] = Series(sid, g.os, g.keys[0], g.channel)
+            s.extend(g)
+            order, row, run = newest[sid]
             if sid not in tails or tails[sid][0] < order:
                 tails[sid] = (order, (row, table, run))
     return tails
