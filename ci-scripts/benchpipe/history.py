@@ -142,10 +142,22 @@ def write_text(path: Path, text: str) -> None:
 
 
 def read_doc(path: Path):
-    """A history file parsed (a closed month's decompressed first); one BenchError."""
+    """A history file parsed (a closed month's decompressed first, a summarised month's
+    columns as its rows: history_summary); one BenchError."""
     if not is_compressed(path):
         return strictjson.read(path, max_bytes=MAX_FILE_BYTES)
-    return strictjson.loads(read_text(path), str(path))
+    return as_rows(strictjson.loads(read_text(path), str(path)), path)
+
+
+def as_rows(doc, path: Path):
+    """A parsed file with a summarised month's columns (history-summary/2) made rows, the
+    form every check and decode reads; any other document as it is."""
+    if not history_summary.is_columns(doc):
+        return doc
+    try:
+        return history_summary.to_rows(doc)
+    except (history_summary.ColumnError, *_MALFORMED) as err:
+        raise BenchError(f"{path}: not a valid history file: {err}") from None
 
 
 def file_entries(doc: dict, runs: dict[str, dict]) -> list[dict]:
@@ -253,8 +265,11 @@ def _rows_problems(doc: dict, rel: str, runs: dict[str, dict]) -> list[str]:
     kind = "summary" if summary else "rows"
     rows = doc.get("rows")
     # rows whose entry was validated before in this process: their form is not checked by
-    # the schema again (their digest still is, against the decoded entry)
+    # the schema again (their digest still is, against the decoded entry); a summary's
+    # rows, where the whole file's digest was (compaction proved each row, or _trust_digests)
     known = {i for i, r in enumerate(rows) if _known_row(r)} if isinstance(rows, list) else set()
+    if summary and isinstance(rows, list) and _known_valid(doc):
+        known = set(range(len(rows)))
     found = record_problems({**doc, "rows": [r for i, r in enumerate(rows) if i not in known]} if known else doc,
                             kind)
     if found and known:
@@ -345,6 +360,13 @@ def _trust_digests(doc) -> None:
     way, checking every digest, the file's form and place, but not every old record
     against the schema again (measured: 2 ms a record, 15 s of a 21 s publish into a
     month of full-size runs); `check` validates every record."""
+    if history_summary.is_summary(doc):   # one digest, of the whole file (a wrong one: check says so)
+        try:
+            if isinstance(doc.get("digest"), str) and digest_of(doc) == doc["digest"]:
+                _VALID_RECORDS.add(doc["digest"])
+        except (TypeError, ValueError):
+            pass
+        return
     if not isinstance(doc, dict) or doc.get("kind") not in ("entries", "runs"):
         return
     records = doc.get(list_name(doc))
@@ -380,7 +402,11 @@ def _header(doc: dict) -> str:
 
 
 def serialise(doc: dict) -> str:
-    """One record per line, appended at the end: the file's diff is pure append."""
+    """One record per line, appended at the end: the file's diff is pure append. A
+    summarised month (history-summary/2) as its columns, on one line (it is never
+    appended to)."""
+    if history_summary.is_summary(doc) and doc.get("schema") == history_summary.SCHEMA:
+        return canonical(history_summary.to_columns(doc)) + "\n"
     name = list_name(doc)
     lines = [canonical(r) for r in doc[name]]
     body = ",\n".join(lines)
@@ -641,6 +667,10 @@ class CompactReport:
     closed_before: int = 0
     closed_after: int = 0
     closed_months: list[str] = field(default_factory=list)
+    upgraded: int = 0        # summarised months rewritten from rows (history-summary/1) as columns
+    upgraded_before: int = 0
+    upgraded_after: int = 0
+    not_upgraded: list[str] = field(default_factory=list)   # why each summary left as rows was
 
 
 def newest_run_date(root: Path, runs: dict[str, dict[str, dict]] | None = None) -> str | None:
@@ -650,7 +680,8 @@ def newest_run_date(root: Path, runs: dict[str, dict[str, dict]] | None = None) 
     return max(dates) if dates else None
 
 
-def compact(root, keep_days: int = history_summary.KEEP_DAYS, newest: str | None = None) -> CompactReport:
+def compact(root, keep_days: int = history_summary.KEEP_DAYS, newest: str | None = None,
+            max_upgrades: int | None = None) -> CompactReport:
     """Rewrite the entries file of every month that ended more than keep_days before the
     newest run (or `newest`) as a summarised month (history_summary). Each file is read
     and checked first; each of its rows is decoded from the new file, beside its run
@@ -658,6 +689,8 @@ def compact(root, keep_days: int = history_summary.KEEP_DAYS, newest: str | None
     then is the summarised file written (atomically) and the full one removed. A crash
     between the two leaves both, the full one read; compacting again completes it.
     A month that has ended but is not yet due is kept whole, compressed (_compress_closed).
+    A summary written as rows (history-summary/1) is rewritten as columns (_upgrade_summary;
+    at most max_upgrades, the oldest first; one that does not check is left, and said).
     Idempotent. Raises BenchError for a file that does not check, before touching it."""
     root = Path(root)
     report = CompactReport()
@@ -671,14 +704,27 @@ def compact(root, keep_days: int = history_summary.KEEP_DAYS, newest: str | None
         due = set(closed_months({p.name[:7] for p, _ in candidates}, newest, keep_days))
         ended = set(closed_months({p.name[:7] for p, _ in candidates}, newest, 0)) - due
         there = {p for p, _ in candidates}
-        work = [(p, rel) for p, rel in candidates
-                if p.name[:7] in due | ended
-                # not an interrupted compaction's copy (its plain file is done), nor a closed
-                # month compressed whole and not yet due, nor one summarised already
-                and not (is_compressed(p) and (p.with_name(f"{p.name[:7]}.json") in there or p.name[:7] in ended
-                                               or _peek_kind(p) == history_summary.KIND))]
+        work, legacy = [], []
+        for p, rel in candidates:
+            # not an interrupted compaction's copy (its plain file is done), nor a closed
+            # month compressed whole and not yet due, nor one summarised already
+            if p.name[:7] not in due | ended or (is_compressed(p) and p.with_name(f"{p.name[:7]}.json") in there):
+                continue
+            kind = _peek_kind(p) if is_compressed(p) else "entries"
+            if kind == history_summary.LEGACY:
+                legacy.append((p, rel))
+            elif not (is_compressed(p) and (p.name[:7] in ended or kind == history_summary.KIND)):
+                work.append((p, rel))
         for m in sorted({p.name[:7] for p, _ in work}):   # each month's run records once, not once a file
             _refuse_unchecked_runs(root, m)
+        # summaries written as rows, the oldest months first, at most max_upgrades of them
+        # (publish: a long history is rewritten over a few nights, each within its job's time)
+        for path, rel in sorted(legacy, key=lambda pr: (pr[0].name, pr[1]))[:max_upgrades]:
+            try:
+                _upgrade_summary(path, rel, read_file(path, rel, runs.get(path.name[:7], {}), trust_digests=True),
+                                 runs.get(path.name[:7], {}), report)
+            except BenchError as err:   # left as it is, read as it is; check says why
+                report.not_upgraded.append(str(err))
         for path, rel in work:
             name = path.name[:7]
             month = runs.get(name, {})
@@ -700,7 +746,7 @@ def compact(root, keep_days: int = history_summary.KEEP_DAYS, newest: str | None
             if out != path and out.exists():
                 existing = read_doc(out)
                 if history_summary.is_summary(existing):
-                    if existing != summary:
+                    if sorted(canonical(r) for r in existing["rows"]) != sorted(canonical(r) for r in summary["rows"]):
                         raise BenchError(f"{out}: a summarised file of this month is there and differs from what "
                                          f"{path.name} summarises to; nothing was written (check both with git)")
                 else:
@@ -725,6 +771,30 @@ def compact(root, keep_days: int = history_summary.KEEP_DAYS, newest: str | None
     return report
 
 
+def _upgrade_summary(path: Path, rel: str, doc: dict, runs: dict[str, dict], report: CompactReport) -> None:
+    """A summarised month written as rows (history-summary/1) rewritten as columns (/2),
+    proven first to hold the same series and the same rows, and to read back and check."""
+    new = history_summary.to_rows(history_summary.to_columns({**doc, "schema": history_summary.SCHEMA}, runs))
+    new["digest"] = digest_of(new)
+
+    def rows(d):
+        return sorted(canonical(r) for r in d["rows"])
+    text = serialise(new)
+    if rows(new) != rows(doc) or {k: v for k, v in new.items() if k not in ("rows", "schema", "digest")} != \
+            {k: v for k, v in doc.items() if k not in ("rows", "schema", "digest")} or \
+            as_rows(strictjson.loads(text, str(path)), path) != new:
+        raise BenchError(f"{path}: internal error: its columns do not hold its rows; nothing was written")
+    _VALID_RECORDS.add(new["digest"])   # the rows of a file that checked (read_file), each the same
+    found = file_problems(path, new, rel, runs)
+    if found:
+        raise BenchError(f"{path}: internal error: its columns do not check: {found[0]}; nothing was written")
+    data = history_summary.compress(text)
+    report.upgraded += 1
+    report.upgraded_before += path.stat().st_size
+    report.upgraded_after += len(data)
+    atomic_write_bytes(path, data)
+
+
 def _peek_kind(path: Path) -> str | None:
     try:
         with path.open("rb") as f:
@@ -743,7 +813,7 @@ def _refuse_stale_plain(out: Path, plain: Path, text: str) -> None:
     record of the copy (an interrupted compaction: the copy was made from it, and a late
     run was appended to it since); a plain file restored from an older commit beside a
     copy that took a late run would otherwise lose that run."""
-    if out.exists() and _peek_kind(out) != history_summary.KIND and \
+    if out.exists() and _peek_kind(out) not in (history_summary.KIND, history_summary.LEGACY) and \
             not text.startswith(_records_text(read_text(out))):
         raise BenchError(f"{out}: this compressed month holds records that {plain.name} beside it lacks; nothing was "
                          "written (keep the one that holds every run: check both with git)")
@@ -795,9 +865,10 @@ def _summarised(doc: dict, entries: list[dict], runs: dict[str, dict]) -> dict:
             rows.append(row if isinstance(row, dict) else history_summary.row_of(row))
     out = {"schema": history_summary.SCHEMA, "kind": history_summary.KIND, "os": doc["os"],
            "scenario": doc["scenario"], "month": doc["month"], "count": len(entries), "rows": rows}
+    out = history_summary.to_rows(history_summary.to_columns(out, runs))   # the rows in their file's order
     out["digest"] = digest_of(out)
     back = file_entries(out, runs)
-    if [canonical(e) for e in back] != [canonical(history_summary.project(e)) for e in entries]:
+    if sorted(canonical(e) for e in back) != sorted(canonical(history_summary.project(e)) for e in entries):
         raise BenchError(f"{doc['os']}/{doc['scenario']}/{doc['month']}: internal error: its summary does not "
                          "read back as the entries less their dropped statistics; nothing was written")
     return out
@@ -937,6 +1008,32 @@ class SummarisedMonth:
         self.count = len(rows)
         return series, rows
 
+    def columns(self) -> dict:
+        """Its file as columns (history-summary/2; a /1 file's rows made columns), checked
+        as far as the site reads them (history_summary.check_columns): the form the site
+        reads ten years of, without making a row of each point. One BenchError for a file
+        that is not that."""
+        what = f"{self.path}: not a valid history file"
+        try:
+            doc = self.doc if self.doc is not None else strictjson.loads(read_text(self.path), str(self.path))
+        except BenchError as err:
+            raise BenchError(f"{err}; run `bench history check`") from None
+        try:
+            if not history_summary.is_summary(doc) or doc["month"] != self.month:
+                raise ValueError("not this month's summary")
+            if not history_summary.is_columns(doc):   # rows (/1, or read by load already)
+                series = history_rows.Series(doc["rows"])
+                for r in doc["rows"]:
+                    if isinstance(r, list):
+                        history_summary.check(r, series)
+                doc = history_summary.to_columns(doc, self.runs)
+            history_summary.check_columns(doc)
+        except history_summary.ColumnError as err:
+            raise BenchError(f"{what}: {err}; run `bench history check`") from None
+        except (*_MALFORMED, history_rows.RowError):
+            raise BenchError(f"{what}; run `bench history check`") from None
+        return doc
+
 
 @dataclass
 class History:
@@ -983,7 +1080,8 @@ def _load(root: Path, summaries: str) -> History:
     for path, rel in files:
         if path in halfway:
             continue   # its full month file is still there, and read
-        if summaries == "rows" and is_compressed(path) and _peek_kind(path) == history_summary.KIND:
+        if summaries == "rows" and is_compressed(path) and _peek_kind(path) in (history_summary.KIND,
+                                                                               history_summary.LEGACY):
             # read later, where its rows are wanted (trends.build); a file whose start is not
             # one written here is read now, as every other
             deferred.append((path, path.name[:-len(history_summary.SUFFIX)]))

@@ -47,11 +47,26 @@ def _out_of_range(doc):
             if t is float:
                 if not -MAX_FLOAT <= y <= MAX_FLOAT:   # NaN and inf fail it too
                     return y
+            elif t is list and y and type(y[0]) in _NUMBERS and _numbers_within(y):
+                continue   # a column of numbers (a summarised month's), checked in C
             elif t is dict or t is list:
                 push(y)
             elif t is int and not -MAX_INT < y < MAX_INT:
                 return y
     return None
+
+
+_NUMBERS = (float, int)
+
+
+def _numbers_within(xs: list) -> bool:
+    """Every item a number within the float limits, by min and max in C (a string, a
+    list or None among them raises TypeError: False, and the walk looks at each item;
+    the parser makes no NaN, and an integer beyond the float limit sends it there too)."""
+    try:
+        return -MAX_FLOAT <= min(xs) and max(xs) <= MAX_FLOAT
+    except TypeError:
+        return False
 
 
 def _int(text: str) -> int:

@@ -372,41 +372,109 @@ class Model:
                 yield os_, e
 
 
-def _month_columns(month) -> tuple[int, history_rows.Series, dict[str, Series], dict[str, tuple]]:
-    """A summarised month's rows (history.SummarisedMonth) as its stretch of each series:
-    its row count, its series table, {series id: Series of its points here} and {series id:
-    (sort key, row, run record) of its newest row here}. No entry is made; what a row does
-    not say comes from its own month's run record, as decode reads it."""
-    table, rows = month.rows()
+def _month_columns(month) -> tuple[int, dict[str, Series], dict[str, tuple]]:
+    """A summarised month (history.SummarisedMonth) as its stretch of each series, read
+    from its columns (history-summary/2): its committed point count, {series id: Series
+    of its points here} and {series id: (sort key, (row, series table, run record)) of its
+    newest point here, what decoding that point's entry takes}. No row or entry is made
+    but that one; what a point does not say comes from its own month's run record, as
+    decode reads it."""
+    doc = month.columns()
+    run_ids, recs = doc["runs"], month.runs
     out: dict[str, Series] = {}
     tails: dict[str, tuple] = {}
-    sids: dict[tuple, Series | None] = {}
-    for row in rows:
-        p = row[2]
-        run = month.runs[row[0]]
-        os_ = p["os"] if "os" in p else run["os"]
-        srow = table.by_index[row[1]]
-        ch = p["channel"] if "channel" in p else srow.get("channel")   # None in a row: none
-        g = sids.get((row[1], os_, ch), False)
-        if g is False:
-            key = srow["key"]
-            if key.get("label"):   # A/B sides are PR artefacts, not trends
-                g = None
-            else:
-                chan = ch or key["toolchain"]   # as history.channel
-                sid = _series_id(os_, key, chan)
-                g = out.get(sid)
-                if g is None:
-                    g = out[sid] = Series(sid, os_, key, chan)
-            sids[(row[1], os_, ch)] = g
-        if g is None:
+    count, resort = 0, set()
+    for i, s in enumerate(doc["series"]):
+        at, fields, key = s["runs"], s["fields"], s["key"]
+        n = len(at)
+        keep = [j for j, a in enumerate(at) if run_ids[a] in recs]   # committed points only
+        count += len(keep)
+        if not keep or key.get("label"):   # A/B sides are PR artefacts, not trends
             continue
-        date = p["date"] if "date" in p else run["date"]
-        g.append(date, p["commit"] if "commit" in p else run["commit"], row[0], srow["key"], p)
-        order = (date, row[0], srow["id"])
-        if g.sid not in tails or tails[g.sid][0] < order:
-            tails[g.sid] = (order, row, run)
-    return len(rows), table, out, tails
+        runs = [run_ids[at[j]] for j in keep]
+        said = {f: _point_values(fields[f], n, keep) for f in ("os", "channel", "date", "commit") if f in fields}
+        oses = [recs[r]["os"] if v is _ABSENT else v for r, v in zip(runs, said["os"])] if "os" in said else \
+            None if len({recs[r]["os"] for r in runs}) == 1 else [recs[r]["os"] for r in runs]   # (one: as written)
+        chans = ([s.get("channel") if v is _ABSENT else v for v in said["channel"]] if "channel" in said
+                 else None)
+        dates = [recs[r]["date"] if v is _ABSENT else v for r, v in zip(runs, said["date"])] if "date" in said \
+            else [recs[r]["date"] for r in runs]
+        commits = [recs[r]["commit"] if v is _ABSENT else v for r, v in zip(runs, said["commit"])] \
+            if "commit" in said else [recs[r]["commit"] for r in runs]
+        versus = [None if v is _ABSENT else v for v in _point_values(fields["versus"], n, keep)] \
+            if "versus" in fields else [None] * len(keep)
+        stats = {m.name: _metric_triples(fields, m.fields, n, keep) for m in METRICS.values()}
+        # the points by OS and channel (one group, unless a point says its own)
+        if oses is None and chans is None:
+            groups = {(recs[runs[0]]["os"], s.get("channel")): range(len(keep))}
+        else:
+            groups = {}
+            for p, (o, c) in enumerate(zip(oses or [recs[r]["os"] for r in runs], chans or [s.get("channel")] * len(keep))):
+                groups.setdefault((o, c), []).append(p)
+            resort.update(_series_id(o, key, c or key["toolchain"]) for o, c in groups)
+        for (os_, ch), ps in groups.items():
+            chan = ch or key["toolchain"]   # as history.channel
+            sid = _series_id(os_, key, chan)
+            g = out.get(sid)
+            if g is None:
+                g = out[sid] = Series(sid, os_, key, chan)
+            elif g.keys[-1] is not key:   # points of two keys (toolchains) of one channel: by date
+                resort.add(sid)
+            whole = len(ps) == len(keep)
+            pick = (lambda col: col) if whole else (lambda col: [col[p] for p in ps])
+            g.dates += pick(dates)
+            g.commits += pick(commits)
+            g.runs += pick(runs)
+            g.keys += [key] * len(ps)
+            g.versus += pick(versus)
+            for name, col in stats.items():
+                g.stats[name] += pick(col)
+            g.key = key
+            p = max(ps, key=lambda p: (dates[p], runs[p]))
+            order = (dates[p], runs[p], s["id"])
+            if sid not in tails or tails[sid][0] < order:
+                srow = {k: v for k, v in s.items() if k not in ("runs", "fields")}
+                tails[sid] = (order, (history_summary.row_at(doc, i, keep[p]), history_rows.Series([srow]),
+                                      recs[runs[p]]))
+    if any("date" in s["fields"] for s in doc["series"]):   # a point that says its own date (hand-made)
+        resort = set(out)
+    for sid in resort & out.keys():
+        _in_order(out[sid], always=True)
+    return count, out, tails
+
+
+_ABSENT = object()   # a point without the field (None is a value a field may have)
+
+
+def _point_values(col: dict, n: int, keep: list[int]) -> list:
+    """A field's value at each kept point (_ABSENT where it has none)."""
+    where, values = history_summary.field_values(col, n)
+    if len(where) == n:
+        return values if len(keep) == n else [values[j] for j in keep]
+    full = [_ABSENT] * n
+    for j, v in zip(where, values):
+        full[j] = v
+    return [full[j] for j in keep]
+
+
+def _metric_triples(fields: dict, names: tuple, n: int, keep: list[int]) -> list[tuple | None]:
+    """A metric's (median, ci_low, ci_high) at each kept point: the first of its fields
+    a point has a summary in (metrics.Metric.summary_of), None where none."""
+    for f in names:   # the common case: its first field, at every point, as arrays
+        if f in fields:
+            col = fields[f]
+            if "rows" not in col and "arrays" in col and len(col["arrays"]) >= 3:
+                got = list(zip(*col["arrays"][:3]))
+                return got if len(keep) == n else [got[j] for j in keep]
+            break
+    full: list[tuple | None] = [None] * n
+    for f in reversed(names):   # the first field with a summary wins
+        if f in fields:
+            where, values = history_summary.field_values(fields[f], n)
+            for j, v in zip(where, values):
+                if v:
+                    full[j] = summary_triple(v)
+    return full if len(keep) == n else [full[j] for j in keep]
 
 
 # Below this many summarised month files (an OS and scenario a month), read in this
@@ -427,23 +495,22 @@ def _add_summarised(series: dict[str, Series], hist, jobs: int | None = None) ->
     else:
         read = [_month_columns(m) for m in months]
     tails: dict[str, tuple] = {}
-    for month, (count, table, groups, newest) in zip(months, read):
+    for month, (count, groups, newest) in zip(months, read):
         month.count = count
         for sid, g in groups.items():
             s = series.get(sid)
             if s is None:
                 s = series[sid] = Series(sid, g.os, g.keys[0], g.channel)
             s.extend(g)
-            order, row, run = newest[sid]
-            if sid not in tails or tails[sid][0] < order:
-                tails[sid] = (order, (row, table, run))
+            if sid not in tails or tails[sid][0] < newest[sid][0]:
+                tails[sid] = newest[sid]
     return tails
 
 
-def _in_order(s: Series) -> None:
+def _in_order(s: Series, always: bool = False) -> None:
     """The points by (date, run, id), as history.load orders entries: a no-op unless a
-    whole entry is older than a summarised row (a hand-made history)."""
-    if all(a <= b for a, b in zip(s.dates, s.dates[1:])):
+    whole entry is older than a summarised row (a hand-made history), or `always`."""
+    if not always and all(a <= b for a, b in zip(s.dates, s.dates[1:])):
         return
     order = sorted(range(len(s)), key=lambda i: (s.dates[i], s.runs[i], key_id(s.keys[i])))
     for col in (s.dates, s.commits, s.runs, s.keys, s.versus, *s.stats.values()):

@@ -156,38 +156,56 @@ def test_old_months_are_summarised_and_the_site_shows_the_same(nights, tmp_path,
 
 
 def _rewrite(path: Path, change) -> None:
+    """A hand edit of a summarised month's file as it is on disk (columns)."""
     doc = json.loads(lzma.decompress(path.read_bytes()))
+    assert history_summary.is_columns(doc)
     change(doc)
-    path.write_bytes(lzma.compress(history.serialise(doc).encode()))
+    path.write_bytes(lzma.compress((history.canonical(doc) + "\n").encode()))
+
+
+def _redigest(doc) -> None:
+    doc["digest"] = history.digest_of(history_summary.to_rows(doc))
 
 
 def _median_halved(doc):
-    row = next(r for r in doc["rows"] if isinstance(r, list))
-    row[2]["time_s"][0] *= 0.5
+    doc["series"][0]["fields"]["time_s"]["arrays"][0][0] *= 0.5
 
 
 def _hostile_with_digest(doc):
-    for row in (r for r in doc["rows"] if isinstance(r, list)):   # every summary of every row
-        row[2].update((k, "fast") for k, v in list(row[2].items()) if isinstance(v, list))
-    doc["digest"] = history.digest_of(doc)
+    for s in doc["series"]:   # every summary of every point
+        for col in s["fields"].values():
+            if "arrays" in col:
+                col["values"] = ["fast"] * len(col.pop("arrays")[0])
+    _redigest(doc)
 
 
 def _row_of_no_run(doc):
-    row = next(r for r in doc["rows"] if isinstance(r, list))
-    doc["rows"].append(["r" + "0" * 20, row[1], row[2]])
-    doc["count"] += 1
-    doc["digest"] = history.digest_of(doc)
+    rows = history_summary.to_rows(doc)
+    row = next(r for r in rows["rows"] if isinstance(r, list))
+    rows["rows"].append(["r" + "0" * 20, row[1], row[2]])
+    rows["count"] += 1
+    doc.clear()
+    doc.update(history_summary.to_columns(rows))
+    _redigest(doc)
 
 
 def _row_too_long(doc):
-    next(r for r in doc["rows"] if isinstance(r, list)).append("extra")
-    doc["digest"] = history.digest_of(doc)
+    doc["series"][0]["fields"]["time_s"]["arrays"][0].append(1.0)
+    _redigest_anyway(doc)
 
 
 def _row_saying_its_key(doc):
-    row = next(r for r in doc["rows"] if isinstance(r, list))
-    row[2]["key"] = doc["rows"][0]["key"]
-    doc["digest"] = history.digest_of(doc)
+    s = doc["series"][0]
+    s["fields"]["key"] = {"values": [s["key"]] * len(s["runs"])}
+    _redigest_anyway(doc)
+
+
+def _redigest_anyway(doc):
+    """The digest of the rows the columns would make if they made rows."""
+    try:
+        _redigest(doc)
+    except history_summary.ColumnError:
+        pass
 
 
 # the site reads summarised rows as columns (trends.build), not through decode: it must
@@ -199,8 +217,8 @@ REFUSED_BY_THE_SITE = (_hostile_with_digest, _row_too_long, _row_saying_its_key)
     (_median_halved, "digest mismatch"),
     (_hostile_with_digest, "is not of type"),
     (_row_of_no_run, "has no run record"),
-    (_row_too_long, "$.rows["),
-    (_row_saying_its_key, "$.rows["),
+    (_row_too_long, "$.series[0].fields.time_s.arrays: not arrays of"),
+    (_row_saying_its_key, "$.series[0].fields: a field may not be 'key'"),
 ])
 def test_a_hand_edited_summary_is_a_one_line_problem(nights, tmp_path, change, problem):
     root = tmp_path / "h"
@@ -512,3 +530,180 @@ def test_a_month_whose_run_records_do_not_check_is_not_summarised(nights, tmp_pa
     lines = []
     assert publish.publish(str(remote), "gh-pages", nights[-1:], log=lines.append).pushed
     assert any(ln.startswith("publish: compaction skipped:") and "not summarised until" in ln for ln in lines), lines
+
+
+def _as_rows_file(path: Path, reverse: bool = True) -> dict:
+    """A summarised month rewritten as history-summary/1 wrote it: its rows on disk (the
+    entry rows in another order than the columns give them)."""
+    doc = history.read_doc(path)
+    doc["schema"] = history_summary.SCHEMA_1
+    head = [r for r in doc["rows"] if isinstance(r, dict)]
+    rows = [r for r in doc["rows"] if isinstance(r, list)]
+    doc["rows"] = head + (rows[::-1] if reverse else rows)
+    doc["digest"] = history.digest_of(doc)
+    path.write_bytes(lzma.compress(history.serialise(doc).encode()))
+    return doc
+
+
+def _model(root: Path) -> trends.Model:
+    return trends.build(history.load(root, summaries="rows"), catalogue.load(), jobs=1)
+
+
+def _same_models(a: trends.Model, b: trends.Model) -> None:
+    assert list(a.series) == list(b.series) and a.regressions == b.regressions and a.latest == b.latest
+    for sid, s in a.series.items():
+        t = b.series[sid]
+        assert (t.dates, t.commits, t.runs, t.keys, t.versus, t.stats, t.last, t.metric_changepoints) == \
+            (s.dates, s.commits, s.runs, s.keys, s.versus, s.stats, s.last, s.metric_changepoints), sid
+
+
+def test_summaries_written_as_rows_read_the_same_and_are_rewritten_as_columns_byte_for_byte(nights, tmp_path):
+    """history-summary/1 (rows on disk) is read as it is, the site showing the same, and
+    `bench history compact` rewrites it as columns: the very bytes compaction writes now,
+    every row the same (issue 40's migration)."""
+    root = tmp_path / "h"
+    add_results(root, nights)
+    history.compact(root)
+    columns = {p: p.read_bytes() for p in _summaries(root) if history_summary.peek_kind(p.read_bytes()) == "summary"}
+    assert len(columns) >= 4
+    for p in columns:
+        assert history_summary.is_columns(json.loads(lzma.decompress(columns[p])))
+    want = _model(root)
+    site.render(root, tmp_path / "site1", jobs=1)
+
+    for p in columns:
+        _as_rows_file(p)
+        assert history_summary.peek_kind(p.read_bytes()) == history_summary.LEGACY
+    assert history.check(root) == []
+    _same_models(want, _model(root))
+    site.render(root, tmp_path / "site2", jobs=1)
+    assert _tree(tmp_path / "site1") == _tree(tmp_path / "site2")
+
+    p = subprocess.run([str(BENCH), "history", "compact", "--history", str(root)], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert f"{len(columns)} summarised month(s) rewritten from rows (history-summary/1) as columns" in p.stdout, p.stdout
+    assert {p: p.read_bytes() for p in columns} == columns
+    assert history.check(root) == [] and history.compact(root).upgraded == 0
+    _same_models(want, _model(root))
+
+
+def test_a_branch_of_summaries_written_as_rows_is_rewritten_by_publish_a_few_a_night(nights, tmp_path, monkeypatch):
+    remote = tmp_path / "pages.git"
+    _seed_branch(remote, tmp_path, nights[:-1])
+    publish.publish(str(remote), "gh-pages", nights[-1:], detect=False, log=lambda *a: None)   # compacted
+    wt = tmp_path / "wt"
+    _git("clone", "--quiet", "--branch", "gh-pages", remote, wt)
+    summaries = [p for p in _summaries(wt / "history") if history_summary.peek_kind(p.read_bytes()) == "summary"]
+    want = {p: p.read_bytes() for p in summaries}
+    for p in summaries:
+        _as_rows_file(p)
+    _git("-C", wt, "commit", "--quiet", "-am", "summaries as history-summary/1 wrote them")
+    _git("-C", wt, "push", "--quiet", "origin", "gh-pages")
+    monkeypatch.setattr(publish, "UPGRADES_PER_PUBLISH", len(summaries) - 1)
+    lines = []
+    for n, commit in enumerate(("c", "b")):   # two nights: all but one file, then the last (the newest month)
+        later = json.loads(nights[-1].read_text())
+        later["env"]["commit"] = commit * 40
+        (tmp_path / "later.json").write_text(json.dumps(later))
+        rep = publish.publish(str(remote), "gh-pages", [tmp_path / "later.json"], detect=False, log=lines.append)
+        done = [len(summaries) - 1, 1][n]
+        assert rep.pushed and any(f"{done} summarised month(s) rewritten as columns" in ln for ln in lines), lines
+    _git("-C", wt, "fetch", "--quiet", "origin", "gh-pages")   # (squashed: not a descendant)
+    _git("-C", wt, "reset", "--quiet", "--hard", "FETCH_HEAD")
+    assert {p: p.read_bytes() for p in summaries} == want
+    assert history.check(wt / "history") == []
+
+
+def test_columns_and_rows_round_trip_whatever_a_point_says():
+    """to_columns/to_rows on rows whose points lack fields, say null, say their own OS or
+    date, and hold summaries, objects and odd values: the same rows back, in their order."""
+    key = {"build": "go", "lang": "go", "params": {"n": 1}, "scenario": "cpu", "toolchain": "go1.26.1",
+           "variant": "goroutines"}
+    rows = [{"series": 0, "id": "a", "key": key, "channel": "stable"}, {"series": 1, "id": "b", "key": key},
+            ["r2", 0, {"time_s": [1.0, 0.9, 1.1, 5], "cpu_s": {"user_median": 1, "sys_median": 2}}],
+            ["r1", 0, {"time_s": [2.0, 1.9, 2.1, 5], "cpu_s": {"user_median": 3}, "channel": None}],
+            ["r1", 1, {"time_s": [3.0, 2.9, 3.1], "os": "macos", "warnings": ["x"], "versus": {"verdict": "faster"}}],
+            ["r3", 1, {}],
+            ["r3", 0, {"time_s": [4.0, 3.9, 4.1, 7], "cpu_s": {"user_median": 5, "sys_median": 6}, "date": "2026-01-02"}]]
+    doc = {"schema": history_summary.SCHEMA, "kind": "summary", "os": "linux", "scenario": "cpu", "month": "2026-01",
+           "count": 5, "rows": rows}
+    dates = {"r1": {"date": "2026-01-01"}, "r2": {"date": "2026-01-03"}, "r3": {"date": "2026-01-02"}}
+    cols = history_summary.to_columns(doc, dates)
+    assert cols["runs"] == ["r1", "r3", "r2"] and cols["series"][0]["runs"] == [0, 1, 2]
+    assert cols["series"][0]["fields"]["time_s"] == {"arrays": [[2.0, 4.0, 1.0], [1.9, 3.9, 0.9], [2.1, 4.1, 1.1],
+                                                                [5, 7, 5]]}
+    assert cols["series"][1]["fields"]["os"] == {"values": ["macos"], "rows": [0]}
+    back = history_summary.to_rows(json.loads(history.canonical(cols)))
+    assert back["rows"][:2] == rows[:2] and sorted(map(history.canonical, back["rows"][2:])) == \
+        sorted(map(history.canonical, rows[2:]))
+    assert history_summary.to_columns(back) == cols            # the rows' order is the columns'
+    assert history_summary.row_at(cols, 1, 0) == rows[4]
+    for bad, says in [({"runs": ["r1", "r1"]}, "$.runs"),
+                      ({"series": [{**cols["series"][0], "runs": [1, 0, 2]}]}, "$.series[0].runs"),
+                      ({"series": [{**cols["series"][0], "series": 1}]}, "$.series[0]: not series 0"),
+                      ({"series": [{**cols["series"][0], "fields": {"run": {"values": [1, 2, 3]}}}]}, "may not be 'run'"),
+                      ({"series": [{**cols["series"][0], "fields": {"x": {"values": [1], "rows": [5]}}}]}, ".x.rows"),
+                      ({"series": [{**cols["series"][0], "fields": {"x": {"arrays": [[1, 2]]}}}]}, ".x.arrays"),
+                      ({"series": [{**cols["series"][0], "fields": {"x": {"object": {}}}}]}, ".x.object"),
+                      ({"series": [{**cols["series"][0], "fields": {"x": {"values": [1, 2, 3], "arrays": []}}}]},
+                       "one of values")]:
+        with pytest.raises(history_summary.ColumnError, match=re.escape(says)):
+            history_summary.to_rows({**cols, **bad})
+
+
+def test_the_site_reads_columns_as_decode_reads_rows_whatever_a_point_says(nights, tmp_path):
+    """The site's column reader (trends._month_columns) against the entries decode makes
+    of the same file, on points that say their own channel (none), date and commit, a
+    point of a run without a run record, and two toolchains of one channel in one month."""
+    root = tmp_path / "h"
+    add_results(root, nights)
+    history.compact(root)
+    target = root / "linux" / "sleep" / "2026-01.json.xz"
+    doc = history.read_doc(target)
+    entry_rows = [r for r in doc["rows"] if isinstance(r, list)]
+    first = {}
+    for r in entry_rows:   # a row of each of the month's runs
+        first.setdefault(r[0], r)
+    gone, *said = first.values()
+    said[0][2]["channel"] = None
+    said[1][2]["date"] = "2026-01-31T23:00:00Z"
+    said[2][2]["commit"] = "a" * 40
+    series_rows = [r for r in doc["rows"] if isinstance(r, dict)]
+    # a second toolchain on one channel: series 1 becomes a newer release of series 0's channel
+    s0 = series_rows[0]
+    other = next(r for r in series_rows if r["key"]["lang"] == s0["key"]["lang"] and r["key"]["toolchain"] !=
+                 s0["key"]["toolchain"] and trends.family_id(r["key"]) == trends.family_id(s0["key"]))
+    other["channel"] = s0.get("channel")
+    doc = history_summary.to_rows(history_summary.to_columns(doc))
+    doc["digest"] = history.digest_of(doc)
+    target.write_bytes(lzma.compress(history.serialise(doc).encode()))
+    runs_file = root / "runs" / "2026-01.json"
+    records = json.loads(runs_file.read_text())
+    records["runs"] = [r for r in records["runs"] if r["run"] != gone[0]]   # a run uncommitted now
+    runs_file.write_text(history.serialise(records))
+
+    by_entries = trends.build(history.load(root), catalogue.load(), jobs=1)
+    by_columns = _model(root)
+    _same_models(by_entries, by_columns)
+    assert any("2026-01-31T23:00:00Z" in s.dates for s in by_columns.series.values())
+    assert not any(gone[0] in s.runs for s in by_columns.series.values())
+    assert any("a" * 40 in s.commits for s in by_columns.series.values())
+
+
+def test_a_summary_written_as_rows_that_does_not_check_is_left_and_blocks_nothing(nights, tmp_path):
+    """A month written as rows beside run records that no longer check is left as it is
+    (said why), and the months due are still summarised."""
+    root = tmp_path / "h"
+    add_results(root, nights[:24])   # to 2026-05-05: January summarised
+    history.compact(root)
+    jan = root / "linux" / "sleep" / "2026-01.json.xz"
+    _as_rows_file(jan)
+    runs_file = root / "runs" / "2026-01.json"
+    records = json.loads(runs_file.read_text())
+    records["runs"][0]["preset"] = "smokey"   # a hand edit: January's run records do not check
+    runs_file.write_text(history.serialise(records))
+    add_results(root, nights[24:])
+    p = subprocess.run([str(BENCH), "history", "compact", "--history", str(root)], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert "(2026-02) summarised" in p.stdout and f"left as rows (read as it is): {jan}" in p.stdout, p.stdout
+    assert history_summary.peek_kind(jan.read_bytes()) == history_summary.LEGACY

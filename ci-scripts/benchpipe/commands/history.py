@@ -31,7 +31,8 @@ def add_arguments(p):
     k = sub.add_parser("compact", help="summarise each month that ended more than --keep-days before the newest run: "
                                        "medians, intervals, counts and every other field kept, min/max/mean/stddev "
                                        "and entry digests dropped, xz-compressed (each entry proven first); a month that "
-                                       "has ended but is younger is kept whole, xz-compressed")
+                                       "has ended but is younger is kept whole, xz-compressed; a summary written as rows "
+                                       "(history-summary/1) is rewritten as columns")
     k.add_argument("--history", required=True, type=Path, help="the history directory")
     k.add_argument("--keep-days", type=_days, default=history_summary.KEEP_DAYS,
                    help=f"days of whole entries kept (default: {history_summary.KEEP_DAYS})")
@@ -77,7 +78,7 @@ def run(args) -> int:
         if not args.history.is_dir():
             raise BenchError(f"{args.history}: no such history directory")
         rep = history.compact(args.history, args.keep_days)
-        if not rep.files and not rep.closed_files:
+        if not rep.files and not rep.closed_files and not rep.upgraded and not rep.not_upgraded:
             print(f"{args.history}: no month to summarise (every month ended within {args.keep_days} days of the "
                   "newest run, or is summarised already) and no ended month to compress")
             return 0
@@ -91,6 +92,12 @@ def run(args) -> int:
             print(f"{args.history}: {rep.closed_files} file(s) of {len(rep.closed_months)} ended month(s) "
                   f"({', '.join(rep.closed_months)}) kept whole, compressed, {rep.closed_before / 2**20:.1f} MiB -> "
                   f"{rep.closed_after / 2**20:.2f} MiB; each read back as written")
+        if rep.upgraded:
+            print(f"{args.history}: {rep.upgraded} summarised month(s) rewritten from rows (history-summary/1) as "
+                  f"columns (/2), {rep.upgraded_before / 2**20:.1f} MiB -> {rep.upgraded_after / 2**20:.1f} MiB; "
+                  "each holds the same rows, proven before it was written")
+        for why in rep.not_upgraded:
+            print(f"{args.history}: left as rows (read as it is): {why}")
         return 0
     rep = add_results(args.history, args.results)
     if args.data_js:
