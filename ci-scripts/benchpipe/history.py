@@ -720,9 +720,9 @@ def compact(root, keep_days: int = history_summary.KEEP_DAYS, newest: str | None
         # summaries written as rows, the oldest months first, at most max_upgrades of them
         # (publish: a long history is rewritten over a few nights, each within its job's time)
         for path, rel in sorted(legacy, key=lambda pr: (pr[0].name, pr[1]))[:max_upgrades]:
+            month = runs.get(path.name[:7], {})
             try:
-                _upgrade_summary(path, rel, read_file(path, rel, runs.get(path.name[:7], {}), trust_digests=True),
-                                 runs.get(path.name[:7], {}), report)
+                _upgrade_summary(path, rel, read_file(path, rel, month, trust_digests=True), month, report)
             except BenchError as err:   # left as it is, read as it is; check says why
                 report.not_upgraded.append(str(err))
         for path, rel in work:

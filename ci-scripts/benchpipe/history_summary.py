@@ -307,7 +307,7 @@ def to_rows(doc: dict) -> dict:
     runs = doc["runs"]
     head, points = [], []
     for i, s in enumerate(doc["series"]):
-        head.append({k: v for k, v in s.items() if k not in ("runs", "fields")})
+        head.append(series_row(s))
         payloads = [{} for _ in s["runs"]]
         for name, col in s["fields"].items():
             where, values = field_values(col, len(payloads))
@@ -317,6 +317,11 @@ def to_rows(doc: dict) -> dict:
     points.sort(key=lambda t: (t[0], t[1]))
     return {**{k: v for k, v in doc.items() if k not in ("runs", "series")},
             "rows": [*head, *([runs[a], i, p] for a, i, p in points)]}
+
+
+def series_row(series: dict) -> dict:
+    """A series of a history-summary/2 file as its series row (history_rows)."""
+    return {k: v for k, v in series.items() if k not in ("runs", "fields")}
 
 
 def row_at(doc: dict, i: int, j: int) -> list:

@@ -433,8 +433,8 @@ def _month_columns(month) -> tuple[int, dict[str, Series], dict[str, tuple]]:
             p = max(ps, key=lambda p: (dates[p], runs[p]))
             order = (dates[p], runs[p], s["id"])
             if sid not in tails or tails[sid][0] < order:
-                srow = {k: v for k, v in s.items() if k not in ("runs", "fields")}
-                tails[sid] = (order, (history_summary.row_at(doc, i, keep[p]), history_rows.Series([srow]),
+                tails[sid] = (order, (history_summary.row_at(doc, i, keep[p]),
+                                      history_rows.Series([history_summary.series_row(s)]),
                                       recs[runs[p]]))
     if any("date" in s["fields"] for s in doc["series"]):   # a point that says its own date (hand-made)
         resort = set(out)
