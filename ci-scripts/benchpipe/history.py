@@ -746,7 +746,7 @@ def compact(root, keep_days: int = history_summary.KEEP_DAYS, newest: str | None
             if out != path and out.exists():
                 existing = read_doc(out)
                 if history_summary.is_summary(existing):
-                    if sorted(canonical(r) for r in existing["rows"]) != sorted(canonical(r) for r in summary["rows"]):
+                    if _row_set(existing) != _row_set(summary):
                         raise BenchError(f"{out}: a summarised file of this month is there and differs from what "
                                          f"{path.name} summarises to; nothing was written (check both with git)")
                 else:
@@ -771,16 +771,19 @@ def compact(root, keep_days: int = history_summary.KEEP_DAYS, newest: str | None
     return report
 
 
+def _row_set(summary: dict) -> list[str]:
+    """A summary's rows as sorted canonical JSON: two summaries hold the same rows, in
+    whatever order, when these are equal."""
+    return sorted(canonical(r) for r in summary["rows"])
+
+
 def _upgrade_summary(path: Path, rel: str, doc: dict, runs: dict[str, dict], report: CompactReport) -> None:
     """A summarised month written as rows (history-summary/1) rewritten as columns (/2),
     proven first to hold the same series and the same rows, and to read back and check."""
     new = history_summary.to_rows(history_summary.to_columns({**doc, "schema": history_summary.SCHEMA}, runs))
     new["digest"] = digest_of(new)
-
-    def rows(d):
-        return sorted(canonical(r) for r in d["rows"])
     text = serialise(new)
-    if rows(new) != rows(doc) or {k: v for k, v in new.items() if k not in ("rows", "schema", "digest")} != \
+    if _row_set(new) != _row_set(doc) or {k: v for k, v in new.items() if k not in ("rows", "schema", "digest")} != \
             {k: v for k, v in doc.items() if k not in ("rows", "schema", "digest")} or \
             as_rows(strictjson.loads(text, str(path)), path) != new:
         raise BenchError(f"{path}: internal error: its columns do not hold its rows; nothing was written")

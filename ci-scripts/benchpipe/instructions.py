@@ -23,6 +23,7 @@ Linux only (Valgrind's home; macOS and Windows say "not measured on this OS").""
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 import math
@@ -196,6 +197,9 @@ def not_judged_why(entry: dict | None, limit: float = REPORT_CV) -> str:
     return f"instructions not deterministic ({spread}: {cause})"
 
 
+SECOND_LOOK_FAILED = "warning: the instructions' second look failed"
+
+
 def pass_commands(job, params: dict) -> tuple[list[str], list[str] | None]:
     """The job's command and setup with the instruction pass's sizes (the scenario's
     `instructions.params` over the job's own)."""
@@ -221,18 +225,47 @@ def top_up_wanted(a: dict, b: dict) -> bool:
     return p is not None and TOP_UP_DECISIVE < p < TOP_UP_GATE
 
 
+def counted_as(spec, params: dict) -> tuple:
+    """What the pass runs of a benchmark: its scenario, variant and the sizes it is
+    counted at (its keyed params under the pass's `params`; the others are paths into the
+    benchmark's own folder). Benchmarks apart only in a size the pass sets (sleep at 1000
+    and 10,000 tasks, both counted at 1000) run the same command under Valgrind."""
+    sizes = {k: v for k, v in {**spec.params, **params}.items()
+             if k not in spec.scenario.params or spec.scenario.params[k].key}
+    return spec.scenario.name, spec.variant, tuple(sorted((k, str(v)) for k, v in sizes.items()))
+
+
+def pass_key(job, params: dict) -> tuple:
+    """counted_as, for one side's program: its executable (and label and language, which
+    name the side in what a reader sees)."""
+    return (job.built.label, job.built.path_for(job.spec.scenario.name), job.key["lang"],
+            *counted_as(job.spec, params))
+
+
 def measure_group(group: list, runs: int, hf_path: str, env: dict, timeout_s: float, scale: float = 1.0,
-                  top_up: bool = True) -> None:
+                  top_up: bool = True, counted: dict | None = None) -> None:
     """Count the window's instructions of every ok job of a group `runs` times, sides
     interleaved (ABBA), and keep them on each job (job.instructions); two sides whose
     counts want a second look (top_up_wanted) are counted `runs` times more, unless not
     top_up (calibrate, which counts a fixed number and simulates the looks). A failure
-    is the job's warning, never its failure: the timed runs stand."""
+    is the job's warning, never its failure: the timed runs stand.
+
+    counted (`bench run`: one dict for the whole run): groups already counted, by their
+    sides' pass_key. A group whose sides run the commands of one counted before (the same
+    program and arguments, but for paths into each benchmark's own folder) takes that
+    group's counts and warnings about them (said: `same_as`, that benchmark's id) instead
+    of counting them again."""
     todo = [j for j in group if j.status == "ok"]
     if not todo or runs < 1:
         return
     how = todo[0].spec.scenario.instructions
     params = pass_params(todo[0].spec.scenario, scale)
+    key = tuple(pass_key(j, params) for j in todo) if counted is not None else ()
+    if counted is not None and key in counted:
+        for j, was in zip(todo, counted[key]):
+            j.instructions = {**copy.deepcopy(was.instructions), "same_as": was.id}
+            j.warnings += [w for w in was.warnings if w.startswith(SECOND_LOOK_FAILED)]
+        return
     for j in todo:
         j.instructions = {"counts": [], "params": params}
         if how.unsteady.get(j.key["lang"]):
@@ -262,7 +295,7 @@ def measure_group(group: list, runs: int, hf_path: str, env: dict, timeout_s: fl
             count(runs, 2 * runs)
             if failed:   # the first look stands: both sides back to it, said
                 for j in todo:
-                    j.warnings.append(f"warning: the instructions' second look failed "
+                    j.warnings.append(f"{SECOND_LOOK_FAILED} "
                                       f"({next(iter(failed.values()))}): the first {runs} counts a side kept")
                     for k in ("counts", "checksums"):
                         del j.instructions[k][runs:]
@@ -280,6 +313,8 @@ def measure_group(group: list, runs: int, hf_path: str, env: dict, timeout_s: fl
             j.instructions = None
             continue
         j.instructions["checksum"] = sums[0]
+    if counted is not None and all(j.instructions for j in todo):
+        counted[key] = list(todo)
 
 
 def _one(job, r: int, argv: list[str], prepare: list[str] | None, hf_path: str, env: dict,

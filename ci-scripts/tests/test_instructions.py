@@ -261,6 +261,93 @@ def test_the_pass_takes_its_second_look_for_two_sides_only_and_keeps_the_first_i
     assert all("second look failed" in j.warnings[0] and "valgrind died" in j.warnings[0] for j in failed)
 
 
+def test_a_command_the_pass_has_counted_is_not_counted_again(monkeypatch):
+    """sleep at 1000 and at 10,000 tasks run the same command under Valgrind (the pass
+    counts both at its own 1000): the second group takes the first's counts, says whose,
+    and runs nothing; another variant, another side or a group whose counting failed is
+    counted."""
+    from types import SimpleNamespace
+    cat = catalogue.load()
+    sleep = cat.scenarios["sleep"]
+    ran: list = []
+
+    def job(variant, tasks, label="head", path="/b/gobench"):
+        built = SimpleNamespace(label=label, path_for=lambda scenario: path)
+        spec = SimpleNamespace(scenario=sleep, variant=variant, params={"tasks": tasks, "max_sleep_ms": 300})
+        return SimpleNamespace(status="ok", spec=spec, built=built, key={"lang": "go"}, warnings=[],
+                               instructions=None, name=f"sleep {variant} [{label}] tasks={tasks}",
+                               id=f"sleep/{variant}/{label}/tasks={tasks}")
+
+    def one(j, r, argv, prepare, hf_path, env, timeout_s):
+        ran.append(j.name)
+        if "[failing]" in j.name:
+            return "exit codes [1]: valgrind died"
+        j.instructions["counts"].append(1000 + r % 2)
+        j.instructions.setdefault("checksums", []).append(42)
+        return None
+    monkeypatch.setattr(instructions, "_one", one)
+    monkeypatch.setattr(instructions, "pass_commands", lambda j, params: (["prog"], None))
+    counted: dict = {}
+
+    def count(*group):
+        ran.clear()
+        instructions.measure_group(list(group), 7, "hyperfine", {}, 60, counted=counted)
+        return list(group), len(ran)
+
+    first, n = count(job("goroutines", 1000, "base"), job("goroutines", 1000))
+    assert n == 14 and all(len(j.instructions["counts"]) == 7 and "same_as" not in j.instructions for j in first)
+    first[1].warnings.append(f"{instructions.SECOND_LOOK_FAILED} (valgrind died): the first 7 counts a side kept")
+    again, n = count(job("goroutines", 10000, "base"), job("goroutines", 10000))
+    assert n == 0
+    assert [j.instructions["same_as"] for j in again] == [j.id for j in first]
+    assert not again[0].warnings and again[1].warnings == first[1].warnings   # what is said of the counts, too
+    assert [j.instructions["counts"] for j in again] == [j.instructions["counts"] for j in first]
+    again[0].instructions["counts"].append(1)   # a copy, not the first group's own
+    assert len(first[0].instructions["counts"]) == 7
+    for other in ((job("goroutines", 1000, "base", "/b2/gobench"), job("goroutines", 1000)),   # another program
+                  (job("expert", 1000, "base"), job("expert", 1000)),                          # another variant
+                  (job("goroutines", 1000),)):                                               # one side only
+        assert count(*other)[1] == 7 * len(other)
+    assert count(job("goroutines", 1000, "failing"))[1] == 1 and count(job("goroutines", 1000, "failing"))[1] == 1
+    assert count(job("goroutines", 10000))[1] == 0   # the lone side counted above
+
+
+def test_benchmarks_counted_as_one_run_one_command_and_the_others_do_not():
+    """counted_as is sound: over every preset, at the pass's sizes scaled or not, two
+    benchmarks of a build share a key exactly when the pass runs the same command and setup
+    for them (paths into each one's own folder apart); the quick preset's 88 benchmarks are
+    72 commands under Valgrind. And a results file whose benchmark says `same_as` is valid."""
+    from pathlib import Path
+
+    from benchpipe import schema
+    cat = catalogue.load()
+    for preset in cat.presets:
+        for scale in (1.0, 3.0):
+            specs = cat.benchmarks(preset)
+            by_key: dict = {}
+            for s in specs:
+                params = instructions.pass_params(s.scenario, scale)
+                spec = type(s)(s.scenario, s.variant, s.build, {**s.params, **params})
+                cmd = spec.commands(s.build.name, Path("/work"))
+                by_key.setdefault((s.build.name, *instructions.counted_as(s, params)), set()).add(
+                    (tuple(cmd[0]), tuple(cmd[1] or ())))
+            assert all(len(cmds) == 1 for cmds in by_key.values()), preset
+            assert len({next(iter(c)) for c in by_key.values()}) == len(by_key), preset
+            if preset == "quick" and scale == 1:
+                assert (len(specs), len(by_key)) == (88, 72)
+    b = bench(key(scenario="sleep", tasks=10000))
+    first = bench(key(scenario="sleep", tasks=1000))
+    b["instructions"] = {"counts": [5, 5], "params": {"tasks": 1000}, "cv": 0.0, "checksum": 1,
+                         "same_as": first["id"]}
+    assert schema.problems(doc([first, b]), "results") == []
+    rep = compare.compare_docs([doc([first, bench(key(scenario="sleep", tasks=10000))]), doc([first, b])],
+                               ["base", "head"])
+    shared = next(c for c in rep.comparisons if c.key["params"]["tasks"] == 10000)
+    assert f"instructions: the counts of {first['id']}" in shared.note
+    b["instructions"]["same_as"] = 7
+    assert schema.problems(doc([first, b]), "results") != []
+
+
 def test_counts_taken_in_two_looks_have_1e_6_added_to_their_p_value():
     """A benchmark whose instructions say `looks: 2` (one of the two sides the pass
     counted a second time, or could have): compared with its partner of the same run,

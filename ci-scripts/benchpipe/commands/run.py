@@ -335,6 +335,7 @@ def _run_jobs(jobs, preset, runs, timeout_s, hf_path, seq=None, repeats=None, in
     counting_s = 0.0
     env = {**os.environ, "PATH": tools.path_with_extras()}
     groups = runner.groups(jobs)
+    counted_before: dict = {}   # each distinct pass command counted once (instructions.pass_key)
     with Reporter(len(jobs)) as rep:
         with services.running(service_names_of(j.spec for j in jobs), note=rep.note) as got:
             env.update(got.env())
@@ -351,7 +352,7 @@ def _run_jobs(jobs, preset, runs, timeout_s, hf_path, seq=None, repeats=None, in
                 if ins_runs:
                     rep.begin(f"instructions: {names}")
                     t0 = time.monotonic()
-                    instructions.measure_group(group, ins_runs, hf_path, env, timeout_s, scale)
+                    instructions.measure_group(group, ins_runs, hf_path, env, timeout_s, scale, counted=counted_before)
                     counting_s += time.monotonic() - t0
                 runner.clean(group)
                 for j in group:
@@ -382,5 +383,6 @@ def _detail(job: runner.Job) -> str:
     if job.instructions and job.instructions["counts"]:
         c = job.instructions["cv"]
         detail += (f"; {statistics.median(job.instructions['counts']):,.0f} instructions"
-                   + (f" (CV {c * 100:.2f} %)" if c is not None else ""))
+                   + (f" (CV {c * 100:.2f} %)" if c is not None else "")
+                   + (f", the counts of {job.instructions['same_as']}" if job.instructions.get("same_as") else ""))
     return detail
