@@ -236,10 +236,11 @@ def counted_as(spec, params: dict) -> tuple:
 
 
 def pass_key(job, params: dict) -> tuple:
-    """counted_as, for one side's program: its executable (and label and language, which
-    name the side in what a reader sees)."""
-    return (job.built.label, job.built.path_for(job.spec.scenario.name), job.key["lang"],
-            *counted_as(job.spec, params))
+    """counted_as, for one side's program: its executable and language (which sets the
+    pass's environment). Not the side's label: byte-identical programs of two sides run
+    from one copy (runner.fresh_copies), so a program a pull request did not change (or
+    both sides of an A/A) has one key, and its counts are taken once for both sides."""
+    return (job.built.path_for(job.spec.scenario.name), job.key["lang"], *counted_as(job.spec, params))
 
 
 def measure_group(group: list, runs: int, hf_path: str, env: dict, timeout_s: float, scale: float = 1.0,
@@ -254,18 +255,23 @@ def measure_group(group: list, runs: int, hf_path: str, env: dict, timeout_s: fl
     sides' pass_key. A group whose sides run the commands of one counted before (the same
     program and arguments, but for paths into each benchmark's own folder) takes that
     group's counts and warnings about them (said: `same_as`, that benchmark's id) instead
-    of counting them again."""
+    of counting them again; so does a side whose program and command are another side's
+    of the same group (a program the pull request did not change): one program's counts
+    are one sample, whichever side it is named by."""
     todo = [j for j in group if j.status == "ok"]
     if not todo or runs < 1:
         return
     how = todo[0].spec.scenario.instructions
     params = pass_params(todo[0].spec.scenario, scale)
-    key = tuple(pass_key(j, params) for j in todo) if counted is not None else ()
+    keys = [pass_key(j, params) for j in todo] if counted is not None else [id(j) for j in todo]
+    key = tuple(keys)
     if counted is not None and key in counted:
         for j, was in zip(todo, counted[key]):
-            j.instructions = {**copy.deepcopy(was.instructions), "same_as": was.id}
-            j.warnings += [w for w in was.warnings if w.startswith(SECOND_LOOK_FAILED)]
+            _take(j, was)
         return
+    alike = {k: j for k, j in reversed(list(zip(keys, todo)))}   # each key's first side
+    copies = [(j, alike[k]) for k, j in zip(keys, todo) if alike[k] is not j]
+    todo = [j for j in todo if all(j is not c for c, _ in copies)]
     for j in todo:
         j.instructions = {"counts": [], "params": params}
         if how.unsteady.get(j.key["lang"]):
@@ -313,8 +319,20 @@ def measure_group(group: list, runs: int, hf_path: str, env: dict, timeout_s: fl
             j.instructions = None
             continue
         j.instructions["checksum"] = sums[0]
+    for j, was in copies:
+        if was.instructions:
+            _take(j, was)
+        else:   # the side it shares a program with was not counted: neither is this one
+            j.warnings += [w for w in was.warnings if w.startswith("warning: instructions not counted")]
     if counted is not None and all(j.instructions for j in todo):
-        counted[key] = list(todo)
+        counted[key] = [next((was for c, was in copies if c is j), j) for j in group if j.status == "ok"]
+
+
+def _take(job, was) -> None:
+    """job's counts are those of was, a benchmark counted before with the same program and
+    command: a copy, saying whose (the benchmark actually counted), with what was said of them."""
+    job.instructions = {**copy.deepcopy(was.instructions), "same_as": was.instructions.get("same_as", was.id)}
+    job.warnings += [w for w in was.warnings if w.startswith(SECOND_LOOK_FAILED)]
 
 
 def _one(job, r: int, argv: list[str], prepare: list[str] | None, hf_path: str, env: dict,

@@ -256,18 +256,21 @@ def ensure_rust_toolchain(request: str, quiet=False) -> None:
         raise BenchError(f"rustup toolchain install {request} failed: {tail}")
 
 
-def reproducible_rust_env(env: dict, source: Path, src: Path, target: Path) -> dict:
-    """Two builds of one commit, the same bytes (as GO_REPRODUCIBLE gives Go). A
-    PR's head and base are built from two checkouts into two target dirs, at two
-    moments; the binaries differed all through .rodata because C code the Rust programs
-    compile (bundled SQLite, mimalloc) holds __DATE__/__TIME__, and in small processes
-    the shifted layout moved peak memory (Rust hashmap spawn: 6.4 against 6.2 MB,
-    flagged in an A/A). So: SOURCE_DATE_EPOCH (which the C compiler uses for those) is
-    the commit's time, and rustc's recorded paths are remapped to fixed names.
-    CARGO_ENCODED_RUSTFLAGS (which cargo prefers to RUSTFLAGS) keeps any flags the user
-    set and survives spaces in paths; a SOURCE_DATE_EPOCH the user set is kept."""
+def reproducible_rust_env(env: dict, src: Path, target: Path) -> dict:
+    """Two builds of the same Rust source, the same bytes (as GO_REPRODUCIBLE gives Go),
+    whatever commit, checkout or moment they come from. A PR's head and base are built
+    from two checkouts into two target dirs, at two moments; the binaries differed all
+    through .rodata because C code the Rust programs compile (mimalloc) holds
+    __DATE__/__TIME__, and in small processes the shifted layout moved peak memory (Rust
+    hashmap spawn: 6.4 against 6.2 MB, flagged in an A/A). So SOURCE_DATE_EPOCH (which
+    the C compiler uses for those) is a fixed 0, not the commit's time: a program a pull
+    request did not touch is then the base's bytes, runs from the base's copy
+    (runner.fresh_copies) and is counted once under Valgrind (instructions.pass_key).
+    rustc's recorded paths are remapped to fixed names. CARGO_ENCODED_RUSTFLAGS (which
+    cargo prefers to RUSTFLAGS) keeps any flags the user set and survives spaces in
+    paths; a SOURCE_DATE_EPOCH the user set is kept."""
     env = dict(env)
-    env.setdefault("SOURCE_DATE_EPOCH", _git(source, "log", "-1", "--format=%ct") or "0")
+    env.setdefault("SOURCE_DATE_EPOCH", "0")
     encoded = env.pop("CARGO_ENCODED_RUSTFLAGS", None)
     plain = env.pop("RUSTFLAGS", "")
     flags = [f for f in encoded.split("\x1f") if f] if encoded else plain.split()
@@ -315,7 +318,7 @@ def build_rust(cat: Catalogue, source: Path, request: str, out_dir: Path, label:
     # One target dir per label and toolchain: switching toolchains never invalidates
     # another's cache, and nothing is rebuilt when the sources did not change.
     target = (out_dir / label / request / "target").resolve()
-    env = reproducible_rust_env(env, source, src.resolve(), target)
+    env = reproducible_rust_env(env, src.resolve(), target)
     rust = [b for b in cat.builds.values() if b.lang == "rust"]
     base = [cargo, *plus, "build", "--release", "--locked", "--target-dir", str(target)]
     split = [b for b in rust if b.split_program]

@@ -271,7 +271,8 @@ def test_a_command_the_pass_has_counted_is_not_counted_again(monkeypatch):
     sleep = cat.scenarios["sleep"]
     ran: list = []
 
-    def job(variant, tasks, label="head", path="/b/gobench"):
+    def job(variant, tasks, label="head", path=None):
+        path = path or f"/{label}/gobench"   # each side its own program unless said
         built = SimpleNamespace(label=label, path_for=lambda scenario: path)
         spec = SimpleNamespace(scenario=sleep, variant=variant, params={"tasks": tasks, "max_sleep_ms": 300})
         return SimpleNamespace(status="ok", spec=spec, built=built, key={"lang": "go"}, warnings=[],
@@ -312,11 +313,67 @@ def test_a_command_the_pass_has_counted_is_not_counted_again(monkeypatch):
     assert count(job("goroutines", 10000))[1] == 0   # the lone side counted above
 
 
+def test_a_program_both_sides_run_is_counted_once_for_both(monkeypatch):
+    """A program the pull request did not change (both sides of an A/A too) is one file
+    (runner.fresh_copies), so its counts are one sample: counted once, the other side takes
+    them, said as one program on both sides; a later group of the same commands takes them
+    too, naming the benchmark counted. Calibrate (no `counted`) counts each copy apart."""
+    from types import SimpleNamespace
+    sleep = catalogue.load().scenarios["sleep"]
+    ran: list = []
+
+    def job(label, tasks=1000, path="/shared/gobench"):
+        built = SimpleNamespace(label=label, path_for=lambda scenario: path)
+        spec = SimpleNamespace(scenario=sleep, variant="goroutines", params={"tasks": tasks, "max_sleep_ms": 300})
+        return SimpleNamespace(status="ok", spec=spec, built=built, key={"lang": "go"}, warnings=[],
+                               instructions=None, name=f"sleep [{label}] tasks={tasks}",
+                               id=f"sleep/goroutines/{label}/tasks={tasks}")
+
+    def one(j, r, argv, prepare, hf_path, env, timeout_s):
+        ran.append(j.name)
+        if "failing" in j.name:
+            return "exit codes [1]: valgrind died"
+        j.instructions["counts"].append(1000 + r % 3)
+        j.instructions.setdefault("checksums", []).append(42)
+        return None
+    monkeypatch.setattr(instructions, "_one", one)
+    monkeypatch.setattr(instructions, "pass_commands", lambda j, params: (["prog"], None))
+    counted: dict = {}
+    base, head = job("base"), job("head")
+    instructions.measure_group([base, head], 7, "hyperfine", {}, 60, counted=counted)
+    assert ran == ["sleep [base] tasks=1000"] * 7
+    assert head.instructions["counts"] == base.instructions["counts"] and head.instructions["same_as"] == base.id
+    assert "same_as" not in base.instructions and "looks" not in head.instructions   # one sample: no second look
+    ran.clear()
+    later = [job("base", 10000), job("head", 10000)]
+    instructions.measure_group(later, 7, "hyperfine", {}, 60, counted=counted)
+    assert not ran and [j.instructions["same_as"] for j in later] == [base.id, base.id]
+    # the shared side failed: neither has counts, both say why
+    bad = [job("failing", path="/f/gobench"), job("failing too", path="/f/gobench")]
+    instructions.measure_group(bad, 7, "hyperfine", {}, 60, counted=counted)
+    assert all(j.instructions is None and "not counted" in j.warnings[0] for j in bad)
+    # calibrate's two copies of one build: each counted, however alike
+    ran.clear()
+    a, a2 = job("a"), job("a2")
+    instructions.measure_group([a, a2], 7, "hyperfine", {}, 60, top_up=False)
+    assert len(ran) == 14 and "same_as" not in a2.instructions
+    # the report says so
+    doc_ = {"base": bench(key(scenario="sleep", tasks=1000)), "head": bench(key(scenario="sleep", tasks=1000))}
+    doc_["head"]["id"] = doc_["head"]["id"] + "-head"
+    for side in doc_.values():
+        side["instructions"] = {"counts": [1000, 1001, 1002] * 2, "params": {"tasks": 1000}, "cv": 0.001,
+                                "checksum": 42}
+    doc_["head"]["instructions"]["same_as"] = doc_["base"]["id"]
+    c = compare.compare_bench("x", "base", "head", doc_["base"], doc_["head"], compare.Settings())
+    assert "one program on both sides (the same bytes), counted once" in c.note
+    assert c.metrics["instructions"].verdict == stats.NO_CHANGE
+
+
 def test_benchmarks_counted_as_one_run_one_command_and_the_others_do_not():
     """counted_as is sound: over every preset, at the pass's sizes scaled or not, two
     benchmarks of a build share a key exactly when the pass runs the same command and setup
     for them (paths into each one's own folder apart); the quick preset's 88 benchmarks are
-    72 commands under Valgrind. And a results file whose benchmark says `same_as` is valid."""
+    66 commands under Valgrind. And a results file whose benchmark says `same_as` is valid."""
     from pathlib import Path
 
     from benchpipe import schema
@@ -334,7 +391,7 @@ def test_benchmarks_counted_as_one_run_one_command_and_the_others_do_not():
             assert all(len(cmds) == 1 for cmds in by_key.values()), preset
             assert len({next(iter(c)) for c in by_key.values()}) == len(by_key), preset
             if preset == "quick" and scale == 1:
-                assert (len(specs), len(by_key)) == (88, 72)
+                assert (len(specs), len(by_key)) == (88, 66)
     b = bench(key(scenario="sleep", tasks=10000))
     first = bench(key(scenario="sleep", tasks=1000))
     b["instructions"] = {"counts": [5, 5], "params": {"tasks": 1000}, "cv": 0.0, "checksum": 1,
@@ -431,8 +488,12 @@ def test_the_catalogue_says_what_an_instructions_table_may_hold(tmp_path):
     assert all(0 <= p.instruction_runs <= 100 for p in cat.presets.values())
     # a figure for every preset, or one per preset
     assert cat.scenarios["cpu"].instructions.seconds("standard") == cat.scenarios["cpu"].instructions.seconds("quick")
-    pg = cat.scenarios["postgres"].instructions
-    assert pg.seconds("quick") < pg.seconds("standard") < pg.seconds("full")
+    per = tmp_path / "per-preset.toml"
+    per.write_text(text.replace("[scenarios.cpu.instructions]\nrun_s = 0.4",
+                                "[scenarios.cpu.instructions]\nrun_s = { smoke = 0.1, quick = 0.4, standard = 1, full = 9 }"),
+                   encoding="utf-8")
+    cpu = catalogue.load(per).scenarios["cpu"].instructions
+    assert cpu.seconds("smoke") < cpu.seconds("quick") < cpu.seconds("standard") < cpu.seconds("full")
 
 
 def test_counts_in_two_modes_are_not_split_between_the_sides():
