@@ -53,7 +53,7 @@ from __future__ import annotations
 import lzma
 import re
 
-from benchpipe import history_rows
+from benchpipe import history_rows, results
 from benchpipe.errors import BenchError
 
 SCHEMA = "gorust-bench.history-summary/2"   # columns on disk
@@ -292,11 +292,36 @@ def check_columns(doc: dict) -> None:
         if type(s) is not dict or s.get("series") != i or type(s.get("fields")) is not dict \
                 or type(s.get("key")) is not dict or type(s.get("id")) is not str:
             raise ColumnError(f"{what}: not series {i} with an id, a key, runs and fields")
+        problem = _series_problem(s)
+        if problem:
+            raise ColumnError(f"{what}: {problem}")
         n = len(_rising(s.get("runs"), len(runs), f"{what}.runs"))
         for name, col in s["fields"].items():
             if name in history_rows.ROW_FIELDS:
                 raise ColumnError(f"{what}.fields: a field may not be {name!r}")
             check_field(col, n, f"{what}.fields.{name}")
+
+
+_NAME = re.compile(r"[A-Za-z0-9._+-]{1,64}")   # results.schema.json's names (a channel's too)
+
+
+def _series_problem(s: dict) -> str:
+    """What of a series' key and channel the site could not read ('' if nothing): the
+    site takes a summarised month's series as written, so their shape is checked here, as
+    cheaply as ten years of them allow (not the schema, which `history check` applies):
+    the key makes the series' id, its language is one of the two, the channel is a name."""
+    key, chan = s["key"], s.get("channel")
+    try:
+        made = results.key_id(key)
+    except (TypeError, KeyError, IndexError, AttributeError):
+        return "its key is not a benchmark key"
+    if made != s["id"]:
+        return "its key does not make its id"
+    if key.get("lang") not in ("go", "rust"):
+        return "its key's lang is not go or rust"
+    if chan is not None and not (type(chan) is str and _NAME.fullmatch(chan)):
+        return "its channel is not a name"
+    return ""
 
 
 def to_rows(doc: dict) -> dict:

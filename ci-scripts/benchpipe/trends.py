@@ -380,7 +380,17 @@ def _month_columns(month) -> tuple[int, dict[str, Series], dict[str, tuple]]:
     but that one; what a point does not say comes from its own month's run record, as
     decode reads it."""
     doc = month.columns()
-    run_ids, recs = doc["runs"], month.runs
+    try:
+        return _read_columns(doc, month.runs)
+    except (TypeError, KeyError, IndexError, AttributeError, ValueError) as err:
+        # a value of a shape the checks above do not look at (a point's date that is a
+        # number, ...): one line naming the file, never a traceback
+        raise BenchError(f"{month.path}: not a valid history file ({type(err).__name__} reading its columns); "
+                         "run `bench history check`") from None
+
+
+def _read_columns(doc: dict, recs: dict) -> tuple[int, dict[str, Series], dict[str, tuple]]:
+    run_ids = doc["runs"]
     out: dict[str, Series] = {}
     tails: dict[str, tuple] = {}
     count, resort = 0, set()
@@ -393,6 +403,9 @@ def _month_columns(month) -> tuple[int, dict[str, Series], dict[str, tuple]]:
             continue
         runs = [run_ids[at[j]] for j in keep]
         said = {f: _point_values(fields[f], n, keep) for f in ("os", "channel", "date", "commit") if f in fields}
+        for f, vs in said.items():   # (rare: points that say their own) text, or no channel
+            if not all(type(v) is str or v is _ABSENT or (v is None and f == "channel") for v in vs):
+                raise TypeError(f"a point's {f} that is not text")
         oses = [recs[r]["os"] if v is _ABSENT else v for r, v in zip(runs, said["os"])] if "os" in said else \
             None if len({recs[r]["os"] for r in runs}) == 1 else [recs[r]["os"] for r in runs]   # (one: as written)
         chans = ([s.get("channel") if v is _ABSENT else v for v in said["channel"]] if "channel" in said

@@ -19,6 +19,7 @@ import pytest
 from benchpipe import catalogue, history, history_summary, publish, site, trends
 from benchpipe.commands.history import add_results
 from benchpipe.errors import BenchError
+from benchpipe.results import key_id
 from devtools import synthetic
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
@@ -236,6 +237,55 @@ def test_a_hand_edited_summary_is_a_one_line_problem(nights, tmp_path, change, p
         assert "\n" not in str(err) and str(target) in str(err)
     else:
         assert change not in REFUSED_BY_THE_SITE
+
+
+def _series_key(**change):
+    def edit(doc):
+        doc["series"][0]["key"].update(change)
+        _redigest_anyway(doc)
+    edit.__name__ = f"key {change}"
+    return edit
+
+
+def _series_channel(value):
+    def edit(doc):
+        doc["series"][0]["channel"] = value
+        _redigest_anyway(doc)
+    edit.__name__ = f"channel {value!r}"
+    return edit
+
+
+def _point_says(field, value):
+    def edit(doc):
+        s = doc["series"][0]
+        s["fields"][field] = {"values": [value] * len(s["runs"])}
+        _redigest_anyway(doc)
+    edit.__name__ = f"{field} {value!r}"
+    return edit
+
+
+@pytest.mark.parametrize("change", [
+    _series_key(build=None), _series_key(params="fast"), _series_key(params=[1, 2]), _series_key(lang="klingon"),
+    _series_key(scenario={"a": 1}), _series_channel([]), _series_channel({"a": 1}), _series_channel("a b"),
+    _point_says("date", 5), _point_says("channel", []), _point_says("os", {"a": 1}), _point_says("commit", None),
+], ids=lambda f: f.__name__)
+def test_hostile_values_in_a_summary_with_its_digest_made_again_are_one_line(nights, tmp_path, change):
+    """A summarised month whose series' keys, channels or points' own fields are of a
+    shape the site cannot read, with its digest made again to match (found by mutating
+    every value of such a file): `history check` names it, and the site refuses it in
+    one line naming the file (it read `TypeError`s out of the columns before), never a
+    traceback; what it can read it shows."""
+    root = tmp_path / "h"
+    add_results(root, nights[:24])
+    history.compact(root)
+    target = next(p for p in _summaries(root) if "linux/cpu/2026-01" in p.as_posix())
+    _rewrite(target, change)
+    found = history.check(root)
+    assert found and str(target) in found[0], found
+    try:
+        trends.build(history.load(root, summaries="rows"), catalogue.load(), jobs=1, detect=False)
+    except BenchError as err:
+        assert "\n" not in str(err) and str(target) in str(err) and "history check" in str(err)
 
 
 def test_a_summary_broken_past_its_start_is_one_line_when_read_in_parallel(nights, tmp_path, monkeypatch):
@@ -619,7 +669,8 @@ def test_columns_and_rows_round_trip_whatever_a_point_says():
     date, and hold summaries, objects and odd values: the same rows back, in their order."""
     key = {"build": "go", "lang": "go", "params": {"n": 1}, "scenario": "cpu", "toolchain": "go1.26.1",
            "variant": "goroutines"}
-    rows = [{"series": 0, "id": "a", "key": key, "channel": "stable"}, {"series": 1, "id": "b", "key": key},
+    key2 = {**key, "params": {"n": 2}}
+    rows = [{"series": 0, "id": key_id(key), "key": key, "channel": "stable"}, {"series": 1, "id": key_id(key2), "key": key2},
             ["r2", 0, {"time_s": [1.0, 0.9, 1.1, 5], "cpu_s": {"user_median": 1, "sys_median": 2}}],
             ["r1", 0, {"time_s": [2.0, 1.9, 2.1, 5], "cpu_s": {"user_median": 3}, "channel": None}],
             ["r1", 1, {"time_s": [3.0, 2.9, 3.1], "os": "macos", "warnings": ["x"], "versus": {"verdict": "faster"}}],
@@ -646,7 +697,11 @@ def test_columns_and_rows_round_trip_whatever_a_point_says():
                       ({"series": [{**cols["series"][0], "fields": {"x": {"arrays": [[1, 2]]}}}]}, ".x.arrays"),
                       ({"series": [{**cols["series"][0], "fields": {"x": {"object": {}}}}]}, ".x.object"),
                       ({"series": [{**cols["series"][0], "fields": {"x": {"values": [1, 2, 3], "arrays": []}}}]},
-                       "one of values")]:
+                       "one of values"),
+                      ({"series": [{**cols["series"][0], "id": "a"}]}, "$.series[0]: its key does not make its id"),
+                      ({"series": [{**cols["series"][0], "key": {**key, "params": None}}]}, "not a benchmark key"),
+                      ({"series": [{**cols["series"][0], "key": {**key, "lang": "c"}}]}, "lang is not go or rust"),
+                      ({"series": [{**cols["series"][0], "channel": ["stable"]}]}, "its channel is not a name")]:
         with pytest.raises(history_summary.ColumnError, match=re.escape(says)):
             history_summary.to_rows({**cols, **bad})
 
