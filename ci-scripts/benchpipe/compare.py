@@ -330,19 +330,23 @@ def compare_bench(pid: str, base_name: str, head_name: str, b: dict | None, h: d
                                             looks=max(metric.looks(b), metric.looks(h)) if metric.looks else 1)
     busy = [side for side, bench in ((base_name, b), (head_name, h)) if measures.CONTENDED in str(bench.get("reason", ""))]
     unsteady = next((w for w in (instructions.not_judged_why(x.get("instructions")) for x in (h, b)) if w), "")
-    shared = next((_shared_counts(x["instructions"]["same_as"], b.get("id"))
-                   for x in (h, b) if (x.get("instructions") or {}).get("same_as")), "")
+    shared = _shared_counts(b, h)
     note = "; ".join(x for x in (
         f"{contended} contended {'pair' if paired else 'run'}{'s' * (contended != 1)} left out" if contended else "",
         f"{' and '.join(busy)} ran beside other work" if busy else "", unsteady, shared) if x)
     return BenchComparison(pid, key, base_name, head_name, _overall(found), found, note, contended)
 
 
-def _shared_counts(same_as: str, base_id) -> str:
-    """The note of a benchmark whose counts are another's (instructions.measure_group)."""
-    if same_as == base_id:
+def _shared_counts(b: dict, h: dict) -> str:
+    """The note of a pair whose counts are another benchmark's (instructions.measure_group):
+    one program on both sides (a side took the other's, or both took one earlier
+    benchmark's), or the counts of an earlier benchmark with the same command."""
+    said = [(x.get("instructions") or {}).get("same_as") for x in (b, h)]
+    if not any(said):
+        return ""
+    if said[0] == h.get("id") or said[1] == b.get("id") or said[0] == said[1]:
         return "instructions: one program on both sides (the same bytes), counted once"
-    return f"instructions: the counts of {same_as} (the same command under Valgrind)"
+    return f"instructions: the counts of {said[1] or said[0]} (the same command under Valgrind)"
 
 
 def _overall(by_metric: dict) -> str:

@@ -7,7 +7,9 @@ same benchmarks (issue 38's measurements), whatever the neighbours do.
 
 How: after a group's timed rounds, each benchmark runs `runs` more times under
 `valgrind --tool=callgrind --instr-atstart=no`, sides interleaved round by round like
-the timed runs (so a pair is base run i beside head run i). The programs switch
+the timed runs (so a pair is base run i beside head run i); a command counted already in
+the run, or one program both sides run (a program the pull request did not change), is
+counted once and its counts shared (measure_group, `same_as`). The programs switch
 Callgrind's instrumentation on when their window opens and off when it closes (client
 requests: go/valgrind.go, rust/src/valgrind.rs), so start-up, setup, connecting and the
 record are not counted; the `totals:` line of Callgrind's output is the window's count.
@@ -292,7 +294,7 @@ def measure_group(group: list, runs: int, hf_path: str, env: dict, timeout_s: fl
                     failed[id(j)] = problem
 
     count(0, runs)
-    if top_up and len(todo) == 2 and not failed:
+    if top_up and len(todo) == 2 and not copies and not failed:   # (a pair, not what copies left of a larger group)
         # both marked, whether or not the second look is taken: the test allows for it
         for j in todo:
             j.instructions["looks"] = TOP_UP_LOOKS

@@ -190,11 +190,14 @@ def program_toolchain(path: str) -> str:
         raise BenchError(f"{path} list: no usable listing ({err})") from None
 
 
-# Two builds of one commit, the same bytes: -trimpath drops the checkout's paths, and an
-# empty build ID drops the hash of the build's inputs, which names the SQLite library's
+# Two builds of the same source, the same bytes: -trimpath drops the checkout's paths, and
+# an empty build ID drops the hash of the build's inputs, which names the SQLite library's
 # directory (the cgo flags of the SQL program point into the Rust build's target dir, one
-# per label): the base and head of a PR differed in those 57 bytes alone.
-GO_REPRODUCIBLE = ("-trimpath", "-ldflags=-buildid=")
+# per label): the base and head of a PR differed in those 57 bytes alone. -buildvcs=false:
+# go stamps the commit and its time into the program inside a git checkout (vcs.revision),
+# so a program a pull request did not change would differ from the base's, and be
+# counted again under Valgrind (instructions.pass_key).
+GO_REPRODUCIBLE = ("-trimpath", "-buildvcs=false", "-ldflags=-buildid=")
 
 
 def build_go(cat: Catalogue, source: Path, request: str, out_dir: Path, label: str, quiet=False,

@@ -384,9 +384,11 @@ def _month_columns(month) -> tuple[int, dict[str, Series], dict[str, tuple]]:
         return _read_columns(doc, month.runs)
     except (TypeError, KeyError, IndexError, AttributeError, ValueError) as err:
         # a value of a shape the checks above do not look at (a point's date that is a
-        # number, ...): one line naming the file, never a traceback
-        raise BenchError(f"{month.path}: not a valid history file ({type(err).__name__} reading its columns); "
-                         "run `bench history check`") from None
+        # number, ...): one line naming the file and what tripped, never a traceback
+        # (chained, for whoever debugs it: the month's run records are read here too)
+        said = " ".join(f"{type(err).__name__}: {err}".split())[:200]
+        raise BenchError(f"{month.path}: its columns or its month's run records cannot be read ({said}); "
+                         "run `bench history check`") from err
 
 
 def _read_columns(doc: dict, recs: dict) -> tuple[int, dict[str, Series], dict[str, tuple]]:

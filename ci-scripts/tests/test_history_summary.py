@@ -239,10 +239,21 @@ def test_a_hand_edited_summary_is_a_one_line_problem(nights, tmp_path, change, p
         assert change not in REFUSED_BY_THE_SITE
 
 
+def _redigest_unchecked(doc):
+    """The digest of the rows these columns make, made again without checking them (what a
+    hand edit that knows the format can do)."""
+    real = history_summary.check_columns
+    history_summary.check_columns = lambda d: None
+    try:
+        _redigest(doc)
+    finally:
+        history_summary.check_columns = real
+
+
 def _series_key(**change):
     def edit(doc):
         doc["series"][0]["key"].update(change)
-        _redigest_anyway(doc)
+        _redigest_unchecked(doc)
     edit.__name__ = f"key {change}"
     return edit
 
@@ -250,7 +261,7 @@ def _series_key(**change):
 def _series_channel(value):
     def edit(doc):
         doc["series"][0]["channel"] = value
-        _redigest_anyway(doc)
+        _redigest_unchecked(doc)
     edit.__name__ = f"channel {value!r}"
     return edit
 
@@ -259,7 +270,7 @@ def _point_says(field, value):
     def edit(doc):
         s = doc["series"][0]
         s["fields"][field] = {"values": [value] * len(s["runs"])}
-        _redigest_anyway(doc)
+        _redigest_unchecked(doc)
     edit.__name__ = f"{field} {value!r}"
     return edit
 
@@ -282,10 +293,10 @@ def test_hostile_values_in_a_summary_with_its_digest_made_again_are_one_line(nig
     _rewrite(target, change)
     found = history.check(root)
     assert found and str(target) in found[0], found
-    try:
+    assert "digest mismatch" not in " ".join(found)   # the digest matches: the values are refused
+    with pytest.raises(BenchError) as err:
         trends.build(history.load(root, summaries="rows"), catalogue.load(), jobs=1, detect=False)
-    except BenchError as err:
-        assert "\n" not in str(err) and str(target) in str(err) and "history check" in str(err)
+    assert "\n" not in str(err.value) and str(target) in str(err.value) and "history check" in str(err.value)
 
 
 def test_a_summary_broken_past_its_start_is_one_line_when_read_in_parallel(nights, tmp_path, monkeypatch):

@@ -348,6 +348,15 @@ def test_a_program_both_sides_run_is_counted_once_for_both(monkeypatch):
     later = [job("base", 10000), job("head", 10000)]
     instructions.measure_group(later, 7, "hyperfine", {}, 60, counted=counted)
     assert not ran and [j.instructions["same_as"] for j in later] == [base.id, base.id]
+    # two toolchains, neither changed: each counted once, and no second look between the
+    # two toolchains that the copies leave (a pair's look is a base's against its head's)
+    ran.clear()
+    four = [job("base", path="/t1/gobench"), job("head", path="/t1/gobench"),
+            job("base", path="/t2/gobench"), job("head", path="/t2/gobench")]
+    monkeypatch.setattr(instructions, "top_up_wanted", lambda a, b: True)
+    instructions.measure_group(four, 7, "hyperfine", {}, 60, counted=counted)
+    assert len(ran) == 14 and not any("looks" in j.instructions for j in four)
+    assert [j.instructions.get("same_as") for j in four] == [None, four[0].id, None, four[2].id]
     # the shared side failed: neither has counts, both say why
     bad = [job("failing", path="/f/gobench"), job("failing too", path="/f/gobench")]
     instructions.measure_group(bad, 7, "hyperfine", {}, 60, counted=counted)
@@ -367,13 +376,21 @@ def test_a_program_both_sides_run_is_counted_once_for_both(monkeypatch):
     c = compare.compare_bench("x", "base", "head", doc_["base"], doc_["head"], compare.Settings())
     assert "one program on both sides (the same bytes), counted once" in c.note
     assert c.metrics["instructions"].verdict == stats.NO_CHANGE
+    # both sides took an earlier benchmark's counts (a later group of the same commands): one program too
+    doc_["base"]["instructions"]["same_as"] = doc_["head"]["instructions"]["same_as"] = "sleep/earlier"
+    c = compare.compare_bench("x", "base", "head", doc_["base"], doc_["head"], compare.Settings())
+    assert "one program on both sides (the same bytes), counted once" in c.note
+    del doc_["base"]["instructions"]["same_as"]
+    doc_["head"]["instructions"]["counts"] = [1100, 1101, 1102] * 2
+    c = compare.compare_bench("x", "base", "head", doc_["base"], doc_["head"], compare.Settings())
+    assert "instructions: the counts of sleep/earlier (the same command under Valgrind)" in c.note
 
 
 def test_benchmarks_counted_as_one_run_one_command_and_the_others_do_not():
     """counted_as is sound: over every preset, at the pass's sizes scaled or not, two
     benchmarks of a build share a key exactly when the pass runs the same command and setup
     for them (paths into each one's own folder apart); the quick preset's 88 benchmarks are
-    66 commands under Valgrind. And a results file whose benchmark says `same_as` is valid."""
+    72 commands under Valgrind. And a results file whose benchmark says `same_as` is valid."""
     from pathlib import Path
 
     from benchpipe import schema
@@ -391,7 +408,7 @@ def test_benchmarks_counted_as_one_run_one_command_and_the_others_do_not():
             assert all(len(cmds) == 1 for cmds in by_key.values()), preset
             assert len({next(iter(c)) for c in by_key.values()}) == len(by_key), preset
             if preset == "quick" and scale == 1:
-                assert (len(specs), len(by_key)) == (88, 66)
+                assert (len(specs), len(by_key)) == (88, 72)
     b = bench(key(scenario="sleep", tasks=10000))
     first = bench(key(scenario="sleep", tasks=1000))
     b["instructions"] = {"counts": [5, 5], "params": {"tasks": 1000}, "cv": 0.0, "checksum": 1,
@@ -494,6 +511,8 @@ def test_the_catalogue_says_what_an_instructions_table_may_hold(tmp_path):
                    encoding="utf-8")
     cpu = catalogue.load(per).scenarios["cpu"].instructions
     assert cpu.seconds("smoke") < cpu.seconds("quick") < cpu.seconds("standard") < cpu.seconds("full")
+    pg = cat.scenarios["postgres"].instructions
+    assert pg.seconds("quick") < pg.seconds("standard") < pg.seconds("full")
 
 
 def test_counts_in_two_modes_are_not_split_between_the_sides():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -149,6 +150,32 @@ def test_go_builds_are_reproducible_across_checkouts_and_sqlite_dirs(cat, progra
     assert Path(base.path).read_bytes() == Path(head.path).read_bytes()
     for scenario, path in head.paths.items():
         assert Path(base.paths[scenario]).read_bytes() == Path(path).read_bytes(), scenario
+
+
+def test_go_builds_stamp_no_commit_so_an_unchanged_program_is_the_bases_bytes(tmp_path):
+    """Inside a git checkout go stamps the commit and its time into the program
+    (vcs.revision); a pull request's base and head are two commits, so an unchanged Go
+    program would differ from the base's and be counted again under Valgrind. The build's
+    flags leave it out (GOFLAGS set to go's default: this machine's go env sets -buildvcs=false, a
+    runner's does not)."""
+    import subprocess
+    go = tools.require("go")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "go.mod").write_text("module stamp\n\ngo 1.21\n")
+    (repo / "main.go").write_text("package main\n\nfunc main() {}\n")
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    for args in (["init", "-q"], ["add", "."], ["commit", "-qm", "x"]):
+        subprocess.run(git + args, check=True)
+    env = {**os.environ, "GOFLAGS": "-buildvcs=auto", "GOTOOLCHAIN": "local"}
+
+    def stamped(flags) -> bool:
+        exe = tmp_path / "prog"
+        subprocess.run([go, "build", *flags, "-o", str(exe), "."], cwd=repo, env=env, check=True)
+        info = subprocess.run([go, "version", "-m", str(exe)], capture_output=True, text=True, env=env, check=True)
+        return "vcs.revision" in info.stdout
+    assert stamped(["-trimpath"])        # what the flags are for
+    assert not stamped(toolchains.GO_REPRODUCIBLE)
 
 
 def test_sqlite_flags_for_go_keep_a_path_with_spaces_whole():
