@@ -375,7 +375,9 @@ def test_a_program_both_sides_run_is_counted_once_for_both(monkeypatch):
     doc_["head"]["instructions"]["same_as"] = doc_["base"]["id"]
     c = compare.compare_bench("x", "base", "head", doc_["base"], doc_["head"], compare.Settings())
     assert "one program on both sides (the same bytes), counted once" in c.note
-    assert c.metrics["instructions"].verdict == stats.NO_CHANGE
+    # no change by construction, whatever a test of one sample against itself resolves (3 counts
+    # of Go cpu on two threads came out too few samples in the end-to-end run, test_compare_e2e)
+    assert c.metrics["instructions"].verdict == stats.NO_CHANGE and c.metrics["instructions"].ratio == 1.0
     # both sides took an earlier benchmark's counts (a later group of the same commands): one program too
     doc_["base"]["instructions"]["same_as"] = doc_["head"]["instructions"]["same_as"] = "sleep/earlier"
     c = compare.compare_bench("x", "base", "head", doc_["base"], doc_["head"], compare.Settings())
