@@ -261,33 +261,43 @@ def test_the_pass_takes_its_second_look_for_two_sides_only_and_keeps_the_first_i
     assert all("second look failed" in j.warnings[0] and "valgrind died" in j.warnings[0] for j in failed)
 
 
+def _sleep_job(label: str, tasks: int = 1000, path: str | None = None, variant: str = "goroutines"):
+    """A Go sleep benchmark's job as measure_group sees it; each side its own program
+    unless `path` names one."""
+    from types import SimpleNamespace
+    path = path or f"/{label}/gobench"
+    built = SimpleNamespace(label=label, path_for=lambda scenario: path)
+    spec = SimpleNamespace(scenario=catalogue.load().scenarios["sleep"], variant=variant,
+                           params={"tasks": tasks, "max_sleep_ms": 300})
+    return SimpleNamespace(status="ok", spec=spec, built=built, key={"lang": "go"}, warnings=[],
+                           instructions=None, name=f"sleep {variant} [{label}] tasks={tasks}",
+                           id=f"sleep/{variant}/{label}/tasks={tasks}")
+
+
+def _fake_pass(monkeypatch, ran: list, modes: int) -> None:
+    """measure_group's counted runs, faked: each names its job in `ran`, counts 1000 plus
+    its run number modulo `modes`; a job labelled failing... dies under Valgrind."""
+    def one(j, r, argv, prepare, hf_path, env, timeout_s):
+        ran.append(j.name)
+        if "[failing" in j.name:
+            return "exit codes [1]: valgrind died"
+        j.instructions["counts"].append(1000 + r % modes)
+        j.instructions.setdefault("checksums", []).append(42)
+        return None
+    monkeypatch.setattr(instructions, "_one", one)
+    monkeypatch.setattr(instructions, "pass_commands", lambda j, params: (["prog"], None))
+
+
 def test_a_command_the_pass_has_counted_is_not_counted_again(monkeypatch):
     """sleep at 1000 and at 10,000 tasks run the same command under Valgrind (the pass
     counts both at its own 1000): the second group takes the first's counts, says whose,
     and runs nothing; another variant, another side or a group whose counting failed is
     counted."""
-    from types import SimpleNamespace
-    cat = catalogue.load()
-    sleep = cat.scenarios["sleep"]
     ran: list = []
+    _fake_pass(monkeypatch, ran, modes=2)
 
     def job(variant, tasks, label="head", path=None):
-        path = path or f"/{label}/gobench"   # each side its own program unless said
-        built = SimpleNamespace(label=label, path_for=lambda scenario: path)
-        spec = SimpleNamespace(scenario=sleep, variant=variant, params={"tasks": tasks, "max_sleep_ms": 300})
-        return SimpleNamespace(status="ok", spec=spec, built=built, key={"lang": "go"}, warnings=[],
-                               instructions=None, name=f"sleep {variant} [{label}] tasks={tasks}",
-                               id=f"sleep/{variant}/{label}/tasks={tasks}")
-
-    def one(j, r, argv, prepare, hf_path, env, timeout_s):
-        ran.append(j.name)
-        if "[failing]" in j.name:
-            return "exit codes [1]: valgrind died"
-        j.instructions["counts"].append(1000 + r % 2)
-        j.instructions.setdefault("checksums", []).append(42)
-        return None
-    monkeypatch.setattr(instructions, "_one", one)
-    monkeypatch.setattr(instructions, "pass_commands", lambda j, params: (["prog"], None))
+        return _sleep_job(label, tasks, path, variant)
     counted: dict = {}
 
     def count(*group):
@@ -318,30 +328,15 @@ def test_a_program_both_sides_run_is_counted_once_for_both(monkeypatch):
     (runner.fresh_copies), so its counts are one sample: counted once, the other side takes
     them, said as one program on both sides; a later group of the same commands takes them
     too, naming the benchmark counted. Calibrate (no `counted`) counts each copy apart."""
-    from types import SimpleNamespace
-    sleep = catalogue.load().scenarios["sleep"]
     ran: list = []
+    _fake_pass(monkeypatch, ran, modes=3)
 
     def job(label, tasks=1000, path="/shared/gobench"):
-        built = SimpleNamespace(label=label, path_for=lambda scenario: path)
-        spec = SimpleNamespace(scenario=sleep, variant="goroutines", params={"tasks": tasks, "max_sleep_ms": 300})
-        return SimpleNamespace(status="ok", spec=spec, built=built, key={"lang": "go"}, warnings=[],
-                               instructions=None, name=f"sleep [{label}] tasks={tasks}",
-                               id=f"sleep/goroutines/{label}/tasks={tasks}")
-
-    def one(j, r, argv, prepare, hf_path, env, timeout_s):
-        ran.append(j.name)
-        if "failing" in j.name:
-            return "exit codes [1]: valgrind died"
-        j.instructions["counts"].append(1000 + r % 3)
-        j.instructions.setdefault("checksums", []).append(42)
-        return None
-    monkeypatch.setattr(instructions, "_one", one)
-    monkeypatch.setattr(instructions, "pass_commands", lambda j, params: (["prog"], None))
+        return _sleep_job(label, tasks, path)
     counted: dict = {}
     base, head = job("base"), job("head")
     instructions.measure_group([base, head], 7, "hyperfine", {}, 60, counted=counted)
-    assert ran == ["sleep [base] tasks=1000"] * 7
+    assert ran == ["sleep goroutines [base] tasks=1000"] * 7
     assert head.instructions["counts"] == base.instructions["counts"] and head.instructions["same_as"] == base.id
     assert "same_as" not in base.instructions and "looks" not in head.instructions   # one sample: no second look
     ran.clear()
