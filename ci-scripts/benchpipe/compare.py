@@ -328,14 +328,14 @@ def compare_bench(pid: str, base_name: str, head_name: str, b: dict | None, h: d
                                             confidence=settings.confidence, seed=settings.seed,
                                             # a count's second look (instructions.TOP_UP_GATE)
                                             looks=max(metric.looks(b), metric.looks(h)) if metric.looks else 1)
-    if "instructions" in found and _one_program(b, h):
+    shared = _shared_counts(b, h)
+    if "instructions" in found and shared == ONE_PROGRAM:
         # the same bytes running the same command: no change by construction, whatever a
         # test of one sample against itself can resolve from a few counts
         found["instructions"] = replace(found["instructions"], ratio=1.0, ci_low=1.0, ci_high=1.0,
                                          p_value=1.0, verdict=stats.NO_CHANGE, note=ONE_PROGRAM)
     busy = [side for side, bench in ((base_name, b), (head_name, h)) if measures.CONTENDED in str(bench.get("reason", ""))]
     unsteady = next((w for w in (instructions.not_judged_why(x.get("instructions")) for x in (h, b)) if w), "")
-    shared = _shared_counts(b, h)
     note = "; ".join(x for x in (
         f"{contended} contended {'pair' if paired else 'run'}{'s' * (contended != 1)} left out" if contended else "",
         f"{' and '.join(busy)} ran beside other work" if busy else "", unsteady, shared) if x)
@@ -345,20 +345,16 @@ def compare_bench(pid: str, base_name: str, head_name: str, b: dict | None, h: d
 ONE_PROGRAM = "instructions: one program on both sides (the same bytes), counted once"
 
 
-def _one_program(b: dict, h: dict) -> bool:
-    """Whether a pair's counts are one program's, counted once (instructions.measure_group):
-    a side took the other's, or both took one earlier benchmark's."""
-    said = [(x.get("instructions") or {}).get("same_as") for x in (b, h)]
-    return any(said) and (said[0] == h.get("id") or said[1] == b.get("id") or said[0] == said[1])
-
-
 def _shared_counts(b: dict, h: dict) -> str:
-    """The note of a pair whose counts are another benchmark's: one program on both sides,
-    or the counts of an earlier benchmark with the same command."""
-    if _one_program(b, h):
-        return ONE_PROGRAM
+    """The note of a pair whose counts are another benchmark's (instructions.measure_group):
+    ONE_PROGRAM where they are one program's, counted once (a side took the other's, or both
+    took one earlier benchmark's), else the earlier benchmark with the same command."""
     said = [(x.get("instructions") or {}).get("same_as") for x in (b, h)]
-    return f"instructions: the counts of {said[1] or said[0]} (the same command under Valgrind)" if any(said) else ""
+    if not any(said):
+        return ""
+    if said[0] == h.get("id") or said[1] == b.get("id") or said[0] == said[1]:
+        return ONE_PROGRAM
+    return f"instructions: the counts of {said[1] or said[0]} (the same command under Valgrind)"
 
 
 def _overall(by_metric: dict) -> str:

@@ -271,9 +271,10 @@ def measure_group(group: list, runs: int, hf_path: str, env: dict, timeout_s: fl
         for j, was in zip(todo, counted[key]):
             _take(j, was)
         return
-    alike = {k: j for k, j in reversed(list(zip(keys, todo)))}   # each key's first side
-    copies = [(j, alike[k]) for k, j in zip(keys, todo) if alike[k] is not j]
-    todo = [j for j in todo if all(j is not c for c, _ in copies)]
+    first: dict = {}
+    sides = [first.setdefault(k, j) for k, j in zip(keys, todo)]   # whose counts each side has: its key's first
+    copies = [(j, was) for j, was in zip(todo, sides) if was is not j]
+    todo = [j for j, was in zip(todo, sides) if was is j]
     for j in todo:
         j.instructions = {"counts": [], "params": params}
         if how.unsteady.get(j.key["lang"]):
@@ -327,7 +328,7 @@ def measure_group(group: list, runs: int, hf_path: str, env: dict, timeout_s: fl
         else:   # the side it shares a program with was not counted: neither is this one
             j.warnings += [w for w in was.warnings if w.startswith("warning: instructions not counted")]
     if counted is not None and all(j.instructions for j in todo):
-        counted[key] = [next((was for c, was in copies if c is j), j) for j in group if j.status == "ok"]
+        counted[key] = sides
 
 
 def _take(job, was) -> None:
