@@ -62,7 +62,7 @@ def count_family(spec, built, runs: int, hf: str, work: Path, env: dict, timeout
     for j in jobs:
         j.status = "ok"
     t0 = time.monotonic()
-    instructions.measure_group(jobs, runs, hf, env, timeout_s, top_up=False)   # judge draws the looks
+    instructions.measure_group(jobs, runs, hf, env, timeout_s, top_up=False, unsteady_too=True)   # judge draws the looks
     took = time.monotonic() - t0
     runner.clean(jobs)
     out = {"runs": runs, "counted_params": instructions.pass_params(spec.scenario),

@@ -119,10 +119,12 @@ class Build:
 @dataclass(frozen=True)
 class InstructionPass:
     """How the scenario's instructions are counted (benchpipe.instructions): the sizes
-    of the pass (params over the benchmark's own) and, per language, why its counts are
-    known not to be deterministic (then measured and shown, never judged)."""
+    of the pass (params over the benchmark's own) and, per language or per language and
+    variant, why its counts are known not to be deterministic (then not counted by `bench
+    run`, whose reports could never judge them; `bench calibrate` counts them to check)."""
     params: dict = field(default_factory=dict)
-    unsteady: dict = field(default_factory=dict)   # lang -> cause (with the measured CV)
+    # "lang" or "lang/variant" -> cause (with the CV calibrate measured)
+    unsteady: dict = field(default_factory=dict)
     env: dict = field(default_factory=dict)        # lang -> environment of the pass (a control, both sides alike)
     # seconds one counted run takes under Valgrind on a Linux runner, per preset (bench
     # matrix's estimate; "" : every preset without its own), hyperfine's start included
@@ -130,6 +132,10 @@ class InstructionPass:
 
     def seconds(self, preset: str) -> float:
         return self.run_s.get(preset, self.run_s.get("", 1.0))
+
+    def unsteady_for(self, lang: str, variant: str) -> str:
+        """Why this variant's counts are known not to be deterministic ('' : they are not known so)."""
+        return self.unsteady.get(f"{lang}/{variant}") or self.unsteady.get(lang, "")
 
 
 @dataclass(frozen=True)
@@ -360,10 +366,11 @@ def _parse(raw: dict, path: Path) -> Catalogue:
         ins = s.get("instructions", {})
         langs = {b["lang"] for b in raw["builds"].values()}
         if set(ins) - {"params", "unsteady", "env", "run_s"} or set(ins.get("params", {})) - set(params) \
-                or set(ins.get("unsteady", {})) - langs or set(ins.get("env", {})) - langs \
+                or set(ins.get("unsteady", {})) - langs - {f"{lg}/{v}" for lg, vs in variants.items() for v in vs} \
+                or set(ins.get("env", {})) - langs \
                 or not _seconds_ok(ins.get("run_s", 1.0)):
             raise ValueError(f"scenario {name}: instructions has params (the pass's sizes: parameters of the "
-                             "scenario), unsteady (language -> why its counts are not deterministic), env "
+                             "scenario), unsteady (language, or language/variant -> why its counts are not deterministic), env "
                              "(language -> environment variables of the pass) and run_s (seconds a counted run "
                              "takes, for bench matrix: a number, or a number per preset)")
         scenarios[name] = Scenario(

@@ -15,6 +15,8 @@ requests: go/valgrind.go, rust/src/valgrind.rs), so start-up, setup, connecting 
 record are not counted; the `totals:` line of Callgrind's output is the window's count.
 The instruction pass runs at the scenario's own small sizes (catalogue
 `[scenarios.X.instructions] params`): counts are deterministic, so small sizes serve.
+Benchmarks whose counts calibrate found not deterministic (catalogue `unsteady`) are not
+counted by `bench run` at all: no report could judge them.
 
 What it cannot see: Valgrind runs one thread at a time, so waiting, spinning,
 contention between threads, the kernel and I/O are invisible to it. It is a second
@@ -190,6 +192,8 @@ def not_judged_why(entry: dict | None, limit: float = REPORT_CV) -> str:
     """One line on why a measured benchmark's instructions have no verdict in a report
     (limit DETERMINISTIC_CV: why a family's counts are not deterministic); '' when they
     have."""
+    if entry and entry.get("unsteady") and not entry.get("counts"):
+        return f"instructions not counted: not deterministic ({entry['unsteady']})"
     if not entry or _steady(entry, limit) or not entry.get("counts"):
         return ""
     s = scatter(entry["counts"])
@@ -246,7 +250,7 @@ def pass_key(job, params: dict) -> tuple:
 
 
 def measure_group(group: list, runs: int, hf_path: str, env: dict, timeout_s: float, scale: float = 1.0,
-                  top_up: bool = True, counted: dict | None = None) -> None:
+                  top_up: bool = True, counted: dict | None = None, unsteady_too: bool = False) -> None:
     """Count the window's instructions of every ok job of a group `runs` times, sides
     interleaved (ABBA), and keep them on each job (job.instructions); two sides whose
     counts want a second look (top_up_wanted) are counted `runs` times more, unless not
@@ -259,12 +263,24 @@ def measure_group(group: list, runs: int, hf_path: str, env: dict, timeout_s: fl
     group's counts and warnings about them (said: `same_as`, that benchmark's id) instead
     of counting them again; so does a side whose program and command are another side's
     of the same group (a program the pull request did not change): one program's counts
-    are one sample, whichever side it is named by."""
+    are one sample, whichever side it is named by.
+
+    A benchmark the catalogue declares unsteady (its counts known not to be deterministic)
+    is not counted, unless unsteady_too (calibrate, which checks the declaration): no report
+    could judge its counts, and on the quick preset they were 12 of 72 commands. Its entry
+    says why, without counts."""
     todo = [j for j in group if j.status == "ok"]
     if not todo or runs < 1:
         return
     how = todo[0].spec.scenario.instructions
     params = pass_params(todo[0].spec.scenario, scale)
+    for j in todo:
+        cause = how.unsteady_for(j.key["lang"], j.spec.variant)
+        j.instructions = {"counts": [], "params": params, "cv": None, "unsteady": cause} if cause else None
+    if not unsteady_too:
+        todo = [j for j in todo if not j.instructions]
+        if not todo:
+            return
     keys = [pass_key(j, params) for j in todo] if counted is not None else [id(j) for j in todo]
     key = tuple(keys)
     if counted is not None and key in counted:
@@ -276,9 +292,8 @@ def measure_group(group: list, runs: int, hf_path: str, env: dict, timeout_s: fl
     copies = [(j, was) for j, was in zip(todo, sides) if was is not j]
     todo = [j for j, was in zip(todo, sides) if was is j]
     for j in todo:
-        j.instructions = {"counts": [], "params": params}
-        if how.unsteady.get(j.key["lang"]):
-            j.instructions["unsteady"] = how.unsteady[j.key["lang"]]
+        j.instructions = {"counts": [], "params": params, **({"unsteady": j.instructions["unsteady"]}
+                                                             if j.instructions else {})}
         env_ = {**LANG_ENV.get(j.key["lang"], {}), **how.env.get(j.key["lang"], {})}
         if env_:
             j.instructions["env"] = env_

@@ -372,7 +372,7 @@ def test_calibrate_counts_instructions_on_the_real_program(tmp_path, tmp_path_fa
     # counted at the pass's sizes, not the timed runs'
     assert fam["counted_params"] == {"items": 200000} and fam["params"]["items"] != 200000
     assert fam["median"] > 1e6 and fam["cv"] < 0.005 and fam["scatter"] < 0.005 and fam["judged_draws"] == 3
-    # 9 counts a copy: no second look drawn (it needs twice the 7 a report draws)
+    # 9 counts a copy: no second look drawn (it needs twice the 5 a report draws)
     assert fam["aa"] == {"lone": 0, "together": 0, "topped": 0}
     assert fam["x1.01"] == {"lone": 3, "together": 3, "topped": 0}
     r = doc["report"]
@@ -385,7 +385,8 @@ def test_calibrate_instruction_usage_errors(tmp_path, capsys):
     out = str(tmp_path / "i.json")
     # the runs a report draws must be counted; the smoke preset's reports count none
     assert cli.main(["calibrate", "--signal", "instructions", "--count-runs", "3", "--instructions-out", out]) == 2
-    assert "--count-runs must be at least the runs a report draws a side (7)" in capsys.readouterr().err
+    drawn = catalogue.load().preset("quick").instruction_runs
+    assert f"--count-runs must be at least the runs a report draws a side ({drawn})" in capsys.readouterr().err
     assert cli.main(["calibrate", "--preset", "smoke", "--signal", "instructions", "--instructions-out", out]) == 2
     assert "has no instruction pass" in capsys.readouterr().err
 

@@ -773,3 +773,24 @@ def test_a_summary_written_as_rows_that_does_not_check_is_left_and_blocks_nothin
     assert p.returncode == 0, p.stderr
     assert "(2026-02) summarised" in p.stdout and f"left as rows (read as it is): {jan}" in p.stdout, p.stdout
     assert history_summary.peek_kind(jan.read_bytes()) == history_summary.LEGACY
+
+
+def test_the_column_checks_name_pattern_is_the_history_schemas():
+    """history_summary checks a series' channel with a hand-written copy of the schema's
+    name pattern (the schema validator is too slow for ten years of series): every
+    `channel` pattern of history.schema.json must be that copy, so the two cannot drift."""
+    from benchpipe import SCHEMAS
+    found: list = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if k == "channel" and isinstance(v, dict) and "pattern" in v:
+                    found.append(v["pattern"])
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+    walk(json.loads((SCHEMAS / "history.schema.json").read_text(encoding="utf-8")))
+    assert len(found) >= 2 and set(found) == {f"^{history_summary._NAME.pattern}$"}, found
+    assert history_summary._NAME.fullmatch("1.25.x") and not history_summary._NAME.fullmatch("a b")

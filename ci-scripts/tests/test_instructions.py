@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from benchpipe import catalogue, compare, instructions, metrics, stats
+from benchpipe import catalogue, compare, instructions, metrics, schema, stats
 from benchpipe.errors import BenchError
 from benchpipe.report import compare_md
 from compare_helpers import bench, doc, key
@@ -125,16 +125,21 @@ def test_the_pull_request_runs_flag_one_percent_nearly_always_and_half_a_percent
     """Issue 38's detection goal, on simulated counts at the scatter measured here with
     --fair-sched=yes (0.00-0.12 % for most benchmarks) and the quick preset's runs: a 1 %
     change flagged in at least 95 % of comparisons, 0.5 % in at least 80 %, A/A in at most
-    1 %, each a lone test among 100 (the report's correction)."""
+    1 %, each a lone test among 100 (the report's correction). As the pass takes them: a
+    first look of n counts a side, and n more where that look is suggestive
+    (instructions.top_up_wanted), the p-value allowing for the two looks."""
     m = metrics.METRICS["instructions"]
     n = catalogue.load().presets["quick"].instruction_runs
     rng = random.Random(38)
+    alpha = stats.DEFAULT_ALPHA / 100
 
     def flagged(shift):
         hits = 0
         for _ in range(200):
-            c = m.compare(_counts(rng, n, 1e7, scatter), _counts(rng, n, 1e7 * shift, scatter), paired=True,
-                          alpha=stats.DEFAULT_ALPHA / 100, threshold=m.threshold)
+            a, b = _counts(rng, n, 1e7, scatter), _counts(rng, n, 1e7 * shift, scatter)
+            if instructions.top_up_wanted(_entry(a), _entry(b)):
+                a, b = a + _counts(rng, n, 1e7, scatter), b + _counts(rng, n, 1e7 * shift, scatter)
+            c = m.compare(a, b, paired=True, alpha=alpha, threshold=m.threshold, looks=instructions.TOP_UP_LOOKS)
             hits += c.flagged
         return hits / 200
 
@@ -224,7 +229,8 @@ def _pass(monkeypatch, sides: int, counts_of, fail_at=None, top_up=True):
     test_compare_e2e.py); a problem at run fail_at of the last side."""
     from types import SimpleNamespace
     cat = catalogue.load()
-    jobs = [SimpleNamespace(status="ok", spec=SimpleNamespace(scenario=cat.scenarios["cpu"]), key={"lang": "rust"},
+    jobs = [SimpleNamespace(status="ok", spec=SimpleNamespace(scenario=cat.scenarios["cpu"], variant="threads"),
+                            key={"lang": "rust"},
                             warnings=[], instructions=None, i=i) for i in range(sides)]
 
     def one(job, r, argv, prepare, hf_path, env, timeout_s):
@@ -261,17 +267,18 @@ def test_the_pass_takes_its_second_look_for_two_sides_only_and_keeps_the_first_i
     assert all("second look failed" in j.warnings[0] and "valgrind died" in j.warnings[0] for j in failed)
 
 
-def _sleep_job(label: str, tasks: int = 1000, path: str | None = None, variant: str = "goroutines"):
-    """A Go sleep benchmark's job as measure_group sees it; each side its own program
-    unless `path` names one."""
+def _job(label: str, tasks: int = 1000, path: str | None = None, variant: str = "goroutines",
+         scenario: str = "sleep"):
+    """A Go benchmark's job (sleep unless said) as measure_group sees it; each side its own
+    program unless `path` names one."""
     from types import SimpleNamespace
     path = path or f"/{label}/gobench"
     built = SimpleNamespace(label=label, path_for=lambda scenario: path)
-    spec = SimpleNamespace(scenario=catalogue.load().scenarios["sleep"], variant=variant,
+    spec = SimpleNamespace(scenario=catalogue.load().scenarios[scenario], variant=variant,
                            params={"tasks": tasks, "max_sleep_ms": 300})
     return SimpleNamespace(status="ok", spec=spec, built=built, key={"lang": "go"}, warnings=[],
-                           instructions=None, name=f"sleep {variant} [{label}] tasks={tasks}",
-                           id=f"sleep/{variant}/{label}/tasks={tasks}")
+                           instructions=None, name=f"{scenario} {variant} [{label}] tasks={tasks}",
+                           id=f"{scenario}/{variant}/{label}/tasks={tasks}")
 
 
 def _fake_pass(monkeypatch, ran: list, modes: int) -> None:
@@ -297,7 +304,7 @@ def test_a_command_the_pass_has_counted_is_not_counted_again(monkeypatch):
     _fake_pass(monkeypatch, ran, modes=2)
 
     def job(variant, tasks, label="head", path=None):
-        return _sleep_job(label, tasks, path, variant)
+        return _job(label, tasks, path, variant)
     counted: dict = {}
 
     def count(*group):
@@ -332,7 +339,7 @@ def test_a_program_both_sides_run_is_counted_once_for_both(monkeypatch):
     _fake_pass(monkeypatch, ran, modes=3)
 
     def job(label, tasks=1000, path="/shared/gobench"):
-        return _sleep_job(label, tasks, path)
+        return _job(label, tasks, path)
     counted: dict = {}
     base, head = job("base"), job("head")
     instructions.measure_group([base, head], 7, "hyperfine", {}, 60, counted=counted)
@@ -387,7 +394,8 @@ def test_benchmarks_counted_as_one_run_one_command_and_the_others_do_not():
     """counted_as is sound: over every preset, at the pass's sizes scaled or not, two
     benchmarks of a build share a key exactly when the pass runs the same command and setup
     for them (paths into each one's own folder apart); the quick preset's 88 benchmarks are
-    72 commands under Valgrind. And a results file whose benchmark says `same_as` is valid."""
+    72 commands, of which `bench run` counts the 60 not declared unsteady. And a results
+    file whose benchmark says `same_as` is valid."""
     from pathlib import Path
 
     from benchpipe import schema
@@ -405,7 +413,9 @@ def test_benchmarks_counted_as_one_run_one_command_and_the_others_do_not():
             assert all(len(cmds) == 1 for cmds in by_key.values()), preset
             assert len({next(iter(c)) for c in by_key.values()}) == len(by_key), preset
             if preset == "quick" and scale == 1:
-                assert (len(specs), len(by_key)) == (88, 72)
+                steady = {k for k in by_key if not cat.scenarios[k[1]].instructions.unsteady_for(
+                    cat.builds[k[0]].lang, k[2])}
+                assert (len(specs), len(by_key), len(steady)) == (88, 72, 60)
     b = bench(key(scenario="sleep", tasks=10000))
     first = bench(key(scenario="sleep", tasks=1000))
     b["instructions"] = {"counts": [5, 5], "params": {"tasks": 1000}, "cv": 0.0, "checksum": 1,
@@ -605,3 +615,43 @@ def test_the_trend_charts_draw_the_counts_over_the_nights_and_the_bars_do_not(tm
     assert all("set multiplot layout 2,1" in s and "instructions" not in s for s in sleep)
     bars = charts.bar_charts(model, catalogue.load(), tmp_path)
     assert bars and not any("instructions" in c.script for c in bars)
+
+
+def test_a_benchmark_declared_unsteady_is_not_counted_by_a_run_and_says_why(monkeypatch, tmp_path):
+    """The catalogue declares Go hashmap spawn-sem's counts not deterministic (calibrate:
+    scatter 0.69 %): `bench run` does not count it, since no report could judge it; its
+    entry says why, without counts, the results schema takes it and the report's note says
+    it; spawn beside it is counted. Calibrate (unsteady_too) counts it, to check the
+    declaration. A variant's declaration is its own: the catalogue refuses one for a
+    variant the language does not have."""
+    ran: list = []
+    _fake_pass(monkeypatch, ran, modes=1)
+    how = catalogue.load().scenarios["hashmap"].instructions
+    cause = how.unsteady_for("go", "spawn-sem")
+    assert "semaphore" in cause and how.unsteady_for("go", "spawn") == "" and how.unsteady_for("rust", "spawn-sem") == ""
+    sem, plain, checked = ([_job(side, variant=v, scenario="hashmap") for side in ("base", "head")]
+                           for v in ("spawn-sem", "spawn", "spawn-sem"))
+    counted: dict = {}
+    for group in (sem, plain):
+        instructions.measure_group(group, 5, "hyperfine", {}, 60, counted=counted)
+    assert len(ran) == 10 and set(ran) == {j.name for j in plain}
+    assert [j.instructions for j in sem] == [{"counts": [], "params": dict(how.params), "cv": None,
+                                              "unsteady": cause}] * 2
+    assert all(len(j.instructions["counts"]) == 5 and "unsteady" not in j.instructions for j in plain)
+    ran.clear()
+    instructions.measure_group(checked, 5, "hyperfine", {}, 60, top_up=False, unsteady_too=True)
+    assert len(ran) == 10 and all(j.instructions["counts"] == [1000] * 5 and j.instructions["unsteady"] == cause
+                                  for j in checked)
+    k = key(scenario="hashmap", variant="spawn-sem", tasks=4000)
+    sides = [bench(k) for _ in range(2)]
+    for b, j in zip(sides, sem):
+        b["instructions"] = dict(j.instructions)
+    schema.validate(doc([sides[0]]), "results", "the unsteady benchmark's results")
+    c = compare.compare_docs([doc([sides[0]]), doc([sides[1]], commit="b" * 40)], ["base", "head"]).comparisons[0]
+    assert "instructions" not in c.metrics and f"instructions not counted: not deterministic ({cause})" in c.note
+    bad = tmp_path / "catalogue.toml"
+    bad.write_text(catalogue.CATALOGUE_PATH.read_text(encoding="utf-8").replace(
+        "[scenarios.hashmap.instructions]",
+        '[scenarios.hashmap.instructions]\nunsteady."go/threads" = "no such Go variant"'), encoding="utf-8")
+    with pytest.raises(BenchError, match="scenario hashmap: instructions.*language/variant"):
+        catalogue.load(bad)

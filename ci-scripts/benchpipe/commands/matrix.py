@@ -172,7 +172,7 @@ def estimate(cat, preset_name: str, specs, go: list[str], rust: list[str], sides
         # again (instructions.pass_key; `bench run` counts it after all where the first's
         # counting failed)
         seen = (s.build.name, *instructions.counted_as(s, instructions.pass_params(s.scenario)))
-        if seen in counted:
+        if seen in counted or s.scenario.instructions.unsteady_for(s.build.lang, s.variant):   # (not counted)
             pass_s = 0.0
         counted.add(seen)
         per_unit.setdefault((s.scenario.name, s.build.name), []).append((per_lang[s.build.lang] * sides, per_run,

@@ -189,7 +189,8 @@ def signals_section(report: Report) -> list[str]:
                    + (" (as many more where the two sides' first counts differed suggestively, at a p above "
                       "1e-6; 1e-6 added to p for the two looks, p doubled where the sides come from two runs)" if counted.get("second_look") else "") + "; "
                    f"benchmarks whose counts scatter more than {instructions.REPORT_CV * 100:g} % in this run are shown "
-                   "as not deterministic, without a verdict.")
+                   "as not deterministic, without a verdict, and those the catalogue declares so (calibrate measured "
+                   "them) are not counted.")
     out.append("")
     dis = disagreements(report)
     if dis:
