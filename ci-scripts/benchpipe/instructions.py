@@ -47,9 +47,10 @@ OPTIONS = ("--tool=callgrind", "--instr-atstart=no", "--fair-sched=yes")
 # A benchmark's instructions are deterministic when its counts scatter at most this (robust
 # CV and scatter; issue 38's line): calibrate decides it over all of a family's counts.
 DETERMINISTIC_CV = 0.005
-# A report decides from its own few counts a side, and the CV of 7 counts misses the
-# family's by a third either way: a family at 0.45 % reads at most 0.5 % on one side in 64 %
-# of draws (both sides of a pair: 41 %), at most 1 % in 99.5 %. So a report gives a verdict
+# A report decides from its own few counts a side, and the robust CV of 5-7 counts misses
+# the family's widely (10th-90th percentile of Gaussian draws: 0.38-1.45 x it at 7 counts,
+# 0.27-1.48 x at 5): a family at 0.45 % reads at most 0.5 % on one side in 64-66 % of draws,
+# at most 1 % in 99.1 % (5 counts) to 99.5 % (7). So a report gives a verdict
 # where its own counts scatter at most REPORT_CV, and says "instructions not deterministic"
 # above it: nearly every pair of a deterministic family has its verdict. (The gate keeps
 # the pairs whose scatter reads small, which makes the t test liberal among them where the
@@ -62,7 +63,8 @@ REPORT_CV = 0.01
 # differ with TOP_UP_DECISIVE < p < TOP_UP_GATE (Welch, stats.compare_counts), each side
 # is counted `runs` times more (recorded as the benchmark's instructions.looks). Counts
 # that scatter 0.2-0.5 % cannot reach a lone test's p (0.01 / 352 on the quick preset) in
-# 7 runs a side, and reach it in 14. What the two looks cost the test (two_look_p): the
+# 5 or 7 runs a side; at 0.2-0.35 % they reach it in 10 (quick), at 0.5 % only in 14
+# (standard). What the two looks cost the test (two_look_p): the
 # p-value of the counts kept plus TOP_UP_DECISIVE, not doubled. (What the second look
 # buys and costs, measured by calibrate: the README's "The second signal".)
 TOP_UP_GATE = 0.05
