@@ -276,11 +276,12 @@ def measure_group(group: list, runs: int, hf_path: str, env: dict, timeout_s: fl
         return
     how = todo[0].spec.scenario.instructions
     params = pass_params(todo[0].spec.scenario, scale)
-    for j in todo:
-        cause = how.unsteady_for(j.key["lang"], j.spec.variant)
-        j.instructions = {"counts": [], "params": params, "cv": None, "unsteady": cause} if cause else None
+    cause = {id(j): how.unsteady_for(j.key["lang"], j.spec.variant) for j in todo}
     if not unsteady_too:
-        todo = [j for j in todo if not j.instructions]
+        for j in todo:
+            if cause[id(j)]:
+                j.instructions = {"counts": [], "params": params, "cv": None, "unsteady": cause[id(j)]}
+        todo = [j for j in todo if not cause[id(j)]]
         if not todo:
             return
     keys = [pass_key(j, params) for j in todo] if counted is not None else [id(j) for j in todo]
@@ -294,8 +295,9 @@ def measure_group(group: list, runs: int, hf_path: str, env: dict, timeout_s: fl
     copies = [(j, was) for j, was in zip(todo, sides) if was is not j]
     todo = [j for j, was in zip(todo, sides) if was is j]
     for j in todo:
-        j.instructions = {"counts": [], "params": params, **({"unsteady": j.instructions["unsteady"]}
-                                                             if j.instructions else {})}
+        j.instructions = {"counts": [], "params": params}
+        if cause[id(j)]:
+            j.instructions["unsteady"] = cause[id(j)]
         env_ = {**LANG_ENV.get(j.key["lang"], {}), **how.env.get(j.key["lang"], {})}
         if env_:
             j.instructions["env"] = env_

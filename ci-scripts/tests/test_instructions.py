@@ -647,11 +647,12 @@ def test_a_benchmark_declared_unsteady_is_not_counted_by_a_run_and_says_why(monk
     for b, j in zip(sides, sem):
         b["instructions"] = dict(j.instructions)
     schema.validate(doc([sides[0]]), "results", "the unsteady benchmark's results")
-    for wrong in ("unsteady", "checksum"):   # no counts needs the reason; counts need their checksum
+    no_reason = {k_: v for k_, v in sem[0].instructions.items() if k_ != "unsteady"}
+    no_checksum = {"counts": [5, 5], "params": {}, "cv": 0.0}
+    for entry, missing in ((no_reason, "unsteady"), (no_checksum, "checksum")):   # no counts: the reason; counts: the checksum
         b = bench(k)
-        b["instructions"] = ({k_: v for k_, v in sem[0].instructions.items() if k_ != wrong} if wrong == "unsteady"
-                             else {"counts": [5, 5], "params": {}, "cv": 0.0})
-        assert any(f"'{wrong}' is a required property" in p for p in schema.problems(doc([b]), "results"))
+        b["instructions"] = entry
+        assert any(f"'{missing}' is a required property" in p for p in schema.problems(doc([b]), "results"))
     c = compare.compare_docs([doc([sides[0]]), doc([sides[1]], commit="b" * 40)], ["base", "head"]).comparisons[0]
     assert "instructions" not in c.metrics and f"instructions not counted: not deterministic ({cause})" in c.note
     bad = tmp_path / "catalogue.toml"
