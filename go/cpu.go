@@ -32,12 +32,16 @@ func runCPU(variant string, p params) (*result, error) {
 
 	// One goroutine per task, but a task takes one of `threads` buffers before it
 	// works, so at most `threads` tasks run at once, as with Rust's tasks, which never
-	// yield. Each buffer is allocated once, by its first task, and reused: a fresh
-	// 80 MB vector per task (full size) would measure the allocator and the kernel's
-	// page faults, not the computation (Rust does the same, one buffer per worker).
+	// yield. The buffers are reused: a fresh 80 MB vector per task (full size) would
+	// measure the allocator and the kernel's page faults, not the computation (Rust
+	// does the same, one buffer per worker). They are allocated before the window
+	// opens (setup; their pages are still first touched inside it, on both sides):
+	// allocated by a task, the heap grew inside the window or before it as the
+	// runtime's timing had it, and the window's instruction count (Valgrind) came in
+	// two modes 0.2 % apart beside a busy neighbour.
 	buffers := make(chan []float64, threads)
 	for range threads {
-		buffers <- nil
+		buffers <- make([]float64, items)
 	}
 	lat := newLatencies(tasks)
 	var total atomic.Uint64
@@ -52,9 +56,6 @@ func runCPU(variant string, p params) (*result, error) {
 			defer func() { buffers <- buf }()
 			// Service starts with the work, as a Rust task's first poll does.
 			started := now()
-			if buf == nil {
-				buf = make([]float64, items)
-			}
 			total.Add(uint64(math.Floor(sqrtSum(buf))))
 			lat.record(t, start, started, now())
 		})

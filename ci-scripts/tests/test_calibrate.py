@@ -347,10 +347,13 @@ def test_the_report_says_how_the_calibration_made_b_slower():
 
 
 def test_calibrate_counts_instructions_on_the_real_program(tmp_path, tmp_path_factory, capsys):
-    """`--signal instructions`: Go cpu (a count steady to 0.01 %) counted 2 x 9 times under
-    real Valgrind, 3 reports of 7 runs a side drawn: the A/A flags nothing and 1 % more
-    instructions is flagged in every report, even as a lone change among the report's
-    tests; nothing is written to calibration.json, which `compare` reads."""
+    """`--signal instructions`: Go cpu (a count steady to 0.01-0.02 %, beside a busy
+    neighbour too) counted 2 x 9 times under real Valgrind, 3 reports of 5 runs a side
+    drawn: the A/A flags nothing and 1 % more instructions is flagged in every report, even
+    as a lone change among the report's tests; nothing is written to calibration.json,
+    which `compare` reads. (While its buffer was allocated inside the window, the count
+    came in two modes 0.2 % apart beside a busy neighbour, robust CV 0.12 % in CI, and a
+    lone 1 % was missed in one report of three.)"""
     if platform.system() != "Linux":
         pytest.skip("Valgrind runs on Linux only here")
     if not tools.which("valgrind"):
@@ -371,7 +374,7 @@ def test_calibrate_counts_instructions_on_the_real_program(tmp_path, tmp_path_fa
     assert fam["scenario"] == "cpu" and fam["judged"] and len(fam["counts"]["a"]) == len(fam["counts"]["a2"]) == 9
     # counted at the pass's sizes, not the timed runs'
     assert fam["counted_params"] == {"items": 200000} and fam["params"]["items"] != 200000
-    assert fam["median"] > 1e6 and fam["cv"] < 0.005 and fam["scatter"] < 0.005 and fam["judged_draws"] == 3
+    assert fam["median"] > 1e6 and fam["cv"] < 0.001 and fam["scatter"] < 0.001 and fam["judged_draws"] == 3
     # 9 counts a copy: no second look drawn (it needs twice the 5 a report draws)
     assert fam["aa"] == {"lone": 0, "together": 0, "topped": 0}
     assert fam["x1.01"] == {"lone": 3, "together": 3, "topped": 0}

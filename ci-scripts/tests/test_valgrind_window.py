@@ -136,10 +136,13 @@ def test_compare_flags_two_percent_more_work_on_instructions_and_nothing_in_a_a(
         if m is None:
             assert "instructions not deterministic (CV" in c.note, c.note
             continue
-        # Rust: 1.020 exactly. Go's count includes its runtime's work, in two modes 0.7 %
-        # apart (the heap grows before the window or inside it; one run in three high),
-        # so a side's median sits in either: seen in CI, 1.026 and 1.014
-        lo, hi = (1.01, 1.03) if c.key["lang"] == "go" else (1.015, 1.025)
+        # Rust: 1.020 exactly; Go on one thread within 0.1 % of it (its runtime's own work
+        # beside the window's: 0.2 % scatter at this size, a busy neighbour's included).
+        # While Go's buffer was allocated inside the window its counts came in two modes
+        # 0.7 % apart (the heap grew before the window or inside it), seen in CI as 1.026
+        # and 1.014. On two threads Go's search for work adds a scatter of its own.
+        go_two = c.key["lang"] == "go" and c.key["params"]["threads"] != 1
+        lo, hi = (1.01, 1.03) if go_two else (1.015, 1.025)
         assert m.verdict == stats.REGRESSION and lo < m.ratio < hi, (c.id, m)
     # sleep's scale (max_sleep_ms) hardly changes the work: whatever the instructions say, not 2 %
     aa = compare.compare_docs([results.load(base)] * 2, ["a", "b"])

@@ -4,10 +4,13 @@
 //! shared counter), `async-single` (every task a future on one thread), `tokio`
 //! (multi-thread runtime with `threads` workers, one spawned task per task).
 //!
-//! One buffer per worker, allocated by its first task and reused, as on the Go side: a
-//! fresh 80 MB vector per task (full size) makes glibc mmap and munmap it and the
-//! kernel fault in every page, so `rsbench` would measure the kernel (156k page faults
-//! against 190 with mimalloc) rather than the computation.
+//! One buffer per worker, reused, as on the Go side: a fresh 80 MB vector per task (full
+//! size) makes glibc mmap and munmap it and the kernel fault in every page, so `rsbench`
+//! would measure the kernel (156k page faults against 190 with mimalloc) rather than the
+//! computation. The buffers are allocated before the window opens and freed after it
+//! closes (setup, as in Go, where a buffer allocated inside the window made the heap grow
+//! there or before it as the runtime's timing had it); their pages are still first
+//! touched inside the window, on both sides.
 
 use crate::params::Params;
 use crate::latency::Slots;
@@ -31,8 +34,9 @@ pub fn task_sum(buf: &mut [f64]) -> u64 {
     sum.floor() as u64
 }
 
-/// Buffers of the runtime variants: a task takes one (or makes it, the first time)
-/// and gives it back. Tasks never yield, so at most one per worker thread is out.
+/// Buffers of the runtime variants, one per worker thread, allocated before the window:
+/// a task takes one and gives it back. Tasks never yield, so at most one per worker
+/// thread is out (were one more out, a task would make its own).
 struct Buffers {
     items: usize,
     idle: Mutex<Vec<Vec<f64>>>,
@@ -56,11 +60,12 @@ pub fn run(variant: &str, p: &Params, _ctx: Ctx) -> Result<Outcome> {
     let items = p.count("items");
     let threads = p.count("threads");
     let slots = Arc::new(Slots::new(tasks));
+    let mut buffers: Vec<Vec<f64>> = (0..threads).map(|_| vec![0.0; items]).collect();
 
     let (checksum, window, tokio_workers, parallel) = match variant {
         "threads" => {
             let window = Window::open();
-            let checksum = on_threads(tasks, items, threads, window.start, &slots)?;
+            let checksum = on_threads(tasks, &mut buffers, window.start, &slots)?;
             (checksum, window.close(), 0, threads)
         }
         "async-single" | "tokio" => {
@@ -71,7 +76,7 @@ pub fn run(variant: &str, p: &Params, _ctx: Ctx) -> Result<Outcome> {
             };
             let buffers = Arc::new(Buffers {
                 items,
-                idle: Mutex::new(Vec::with_capacity(threads)),
+                idle: Mutex::new(std::mem::take(&mut buffers)),
             });
             let window = Window::open();
             let start = window.start;
@@ -111,30 +116,28 @@ pub fn run(variant: &str, p: &Params, _ctx: Ctx) -> Result<Outcome> {
     })
 }
 
+/// `tasks` tasks on one OS thread per buffer (`threads`), each thread reusing its own.
 fn on_threads(
     tasks: usize,
-    items: usize,
-    threads: usize,
+    buffers: &mut [Vec<f64>],
     start: Instant,
     slots: &Slots,
 ) -> Result<u64> {
     let next = AtomicUsize::new(0);
     std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
+        let workers: Vec<_> = buffers
+            .iter_mut()
+            .map(|buf| {
+                let next = &next;
+                scope.spawn(move || {
                     let mut sum = 0;
-                    let mut buf = Vec::new(); // allocated by the thread's first task
                     loop {
                         let t = next.fetch_add(1, Ordering::Relaxed);
                         if t >= tasks {
                             return sum;
                         }
                         let began = Instant::now();
-                        if buf.is_empty() {
-                            buf = vec![0.0; items];
-                        }
-                        sum += task_sum(&mut buf);
+                        sum += task_sum(buf);
                         slots.finish(t, start, began);
                     }
                 })
