@@ -34,6 +34,8 @@ if [ "$(uname -s)" = Linux ]; then
   command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1 || missing+=(gcc-mingw-w64-x86-64)
   # Valgrind counts the timed window's instructions (benchpipe/instructions.py, test_valgrind_window.py)
   command -v valgrind >/dev/null 2>&1 || missing+=(valgrind)
+  # objcopy copies the counted programs' libraries without debug links (benchpipe/valgrind_libs.py)
+  command -v objcopy >/dev/null 2>&1 || missing+=(binutils)
 fi
 if [ "${#missing[@]}" -gt 0 ]; then
   if command -v apt-get >/dev/null 2>&1; then

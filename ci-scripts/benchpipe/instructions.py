@@ -23,6 +23,9 @@ contention between threads, the kernel and I/O are invisible to it. It is a seco
 signal, never a replacement: a change the wall clock sees and the instructions do not
 is a change in waiting, scheduling or the kernel.
 
+The programs' shared libraries are loaded from copies without their debug links, so that
+Valgrind does not read the C library's debug symbols at every start (valgrind_libs).
+
 Linux only (Valgrind's home; macOS and Windows say "not measured on this OS")."""
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from benchpipe import hyperfine, scaling, stats
+from benchpipe import hyperfine, scaling, stats, valgrind_libs
 
 TOOL = "callgrind"
 # --fair-sched=yes: threads take turns in a fixed order rather than whoever grabs
@@ -116,7 +119,8 @@ def settings() -> dict:
     why = unavailable()
     if why:
         return {"measured": False, "why": why}
-    return {"measured": True, "tool": TOOL, "valgrind": version(), "options": list(OPTIONS)}
+    return {"measured": True, "tool": TOOL, "valgrind": version(), "options": list(OPTIONS),
+            "libraries": valgrind_libs.description()}
 
 
 def command(argv: list[str], out_dir: Path) -> list[str]:
@@ -364,8 +368,9 @@ def _one(job, r: int, argv: list[str], prepare: list[str] | None, hf_path: str, 
     shutil.rmtree(out_dir, ignore_errors=True)
     out_dir.mkdir(parents=True)
     try:
+        own = {**env, **job.instructions.get("env", {})}
         inv = hyperfine.run(hf_path, command(argv, out_dir), runs=1, warmup=0, workdir=job.workdir,
-                            env={**env, **job.instructions.get("env", {})},
+                            env={**own, **valgrind_libs.env_for(argv[0], own)},
                             timeout_s=timeout_s, prepare=prepare, tag=f"vg{r}")
         if inv.problem:
             return inv.problem

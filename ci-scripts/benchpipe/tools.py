@@ -132,6 +132,9 @@ def check_all() -> list[Tool]:
     if sys.platform.startswith("linux"):  # Valgrind's home; elsewhere the pass says "not measured on this OS"
         simple("valgrind", "instruction counts beside the wall clock (bench run --instructions)", False, ["--version"],
                install_hint("valgrind", "valgrind"), apt="valgrind")
+        simple("objcopy", "the instruction pass's library copies without debug links (else Valgrind reads the "
+               "C library's debug symbols at every counted run)", False, ["--version"],
+               install_hint("binutils", "binutils"), apt="binutils")
     simple("chromium", "browser tests of the site", False, ["--version"],
            install_hint("chromium", "--cask chromium"), apt="chromium",
            names=["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"], stage="test")

@@ -14,6 +14,7 @@ import json
 import os
 import platform
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -50,18 +51,18 @@ def _record(stdout: str) -> dict:
     return json.loads(stdout.strip().splitlines()[-1])
 
 
-def _callgrind(valgrind, argv, tmp_path, atstart=False) -> tuple[int, dict]:
-    """(the run's Ir total, its record) under Callgrind."""
+def _callgrind(valgrind, argv, tmp_path, atstart=False, env=None, verbose=False) -> tuple[int, dict, str]:
+    """(the run's Ir total, its record, Valgrind's log) under Callgrind."""
     n = len(list(tmp_path.iterdir()))
     out, log = tmp_path / f"callgrind-{n}.out", tmp_path / f"callgrind-{n}.log"
-    cmd = [valgrind, "--tool=callgrind", f"--instr-atstart={'yes' if atstart else 'no'}",
+    cmd = [valgrind, *(["-v"] if verbose else []), "--tool=callgrind", f"--instr-atstart={'yes' if atstart else 'no'}",
            f"--callgrind-out-file={out}", f"--log-file={log}", *argv]
-    res = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env={**os.environ, **GO_ENV})
+    res = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env={**os.environ, **GO_ENV, **(env or {})})
     assert res.returncode == 0, f"{' '.join(cmd)}: exit {res.returncode}: {res.stderr[-500:]}\n{log.read_text()[-2000:]}"
     # `totals:` (the `summary:` line of Callgrind 3.19 says 0 with one event)
     totals = [line.split()[1] for line in out.read_text().splitlines() if line.startswith("totals:")]
     assert len(totals) == 1, f"{out}: no single totals line"
-    return int(totals[0]), _record(res.stdout)
+    return int(totals[0]), _record(res.stdout), log.read_text()
 
 
 @pytest.mark.parametrize("build", list(VARIANTS))
@@ -70,17 +71,57 @@ def test_callgrind_counts_the_window_only(programs, valgrind, build, tmp_path):
     native = subprocess.run(_argv(programs["go"], "go", ITEMS), capture_output=True, text=True, timeout=60, check=True)
     go_checksum = _record(native.stdout)["checksum"]
 
-    count, rec = _callgrind(valgrind, _argv(program, build, ITEMS), tmp_path)
+    count, rec, _ = _callgrind(valgrind, _argv(program, build, ITEMS), tmp_path)
     assert count > 0
     assert rec["checksum"] == go_checksum, f"{build} under Valgrind printed checksum {rec['checksum']}, Go natively {go_checksum}"
 
-    doubled, rec2 = _callgrind(valgrind, _argv(program, build, 2 * ITEMS), tmp_path)
+    doubled, rec2, _ = _callgrind(valgrind, _argv(program, build, 2 * ITEMS), tmp_path)
     assert 1.8 <= doubled / count <= 2.2, f"{build}: items x2 counted {doubled} / {count} = {doubled / count:.3f} (start-up counted?)"
     assert rec2["checksum"] != rec["checksum"]
 
-    small, _ = _callgrind(valgrind, _argv(program, build, SMALL), tmp_path)
-    whole, _ = _callgrind(valgrind, _argv(program, build, SMALL), tmp_path, atstart=True)
+    small, _, _ = _callgrind(valgrind, _argv(program, build, SMALL), tmp_path)
+    whole, _, _ = _callgrind(valgrind, _argv(program, build, SMALL), tmp_path, atstart=True)
     assert 0 < small * 3 < whole, f"{build}: window {small} instructions, whole process {whole}"
+
+
+def test_library_copies_count_the_same_and_spare_valgrind_the_debug_symbols(programs, valgrind, tmp_path):
+    """The pass runs the programs with copies of their shared libraries without debug links
+    (benchpipe/valgrind_libs.py): Rust's threads variant on one thread, whose count is the
+    same in every run, counts exactly as with the system's libraries, and Valgrind no longer
+    reads the C library's debug file (`-v` names each file it considers). Go without cgo
+    links no library: nothing to copy, nothing set."""
+    from benchpipe import valgrind_libs
+    program = programs["rust-system"].path
+    libs = valgrind_libs.shared_libraries(program)
+    assert "libc.so.6" in libs, libs
+    added = valgrind_libs.env_for(program, {})
+    if not tools.which("objcopy"):
+        assert added == {} and "objcopy not found" in valgrind_libs.description()
+        pytest.skip("objcopy not installed (install-tools.sh installs binutils)")
+    copies = Path(added["LD_LIBRARY_PATH"])
+    assert (copies / "libc.so.6").is_file()
+    # the copy lacks what Valgrind finds the debug file by, and keeps every byte of code
+    sections = subprocess.run(["objdump", "-h", str(copies / "libc.so.6")], capture_output=True, text=True).stdout
+    assert ".note.gnu.build-id" not in sections and ".gnu_debuglink" not in sections
+    code = {}
+    for name, lib in (("system", libs["libc.so.6"]), ("copy", copies / "libc.so.6")):
+        subprocess.run(["objcopy", "-O", "binary", "--only-section=.text", str(lib), str(tmp_path / f"{name}.text")],
+                       check=True)
+        code[name] = (tmp_path / f"{name}.text").read_bytes()
+    assert len(code["copy"]) > 100_000 and code["copy"] == code["system"]
+    assert valgrind_libs.env_for(program, {"LD_LIBRARY_PATH": "/opt/x"}) == {"LD_LIBRARY_PATH": f"{copies}:/opt/x"}
+    assert valgrind_libs.env_for(programs["go"].path, {}) == {}
+
+    got = {}
+    for name, extra in (("system", {}), ("copies", added)):
+        count, rec, log = _callgrind(valgrind, _argv(programs["rust-system"], "rust-system", ITEMS), tmp_path,
+                                     env=extra, verbose=True)
+        libc_debug = [line for line in log.splitlines() if "Considering /usr/lib/debug" in line]
+        got[name] = (count, rec["checksum"], len(libc_debug))
+    assert got["copies"][:2] == got["system"][:2], got
+    # fewer debug files considered (the loader's own still is: its path is fixed in the
+    # program), or none to begin with (a machine without libc6-dbg)
+    assert got["copies"][2] < got["system"][2] or got["system"][2] == 0, got
 
 
 # ---------------------------------------------------------------- the pipeline's instruction pass
@@ -105,6 +146,7 @@ def test_every_benchmark_gets_its_counts_and_the_checksum_it_prints_outside_valg
     doc = results.load(counted_runs[0])  # the schema admits what the pass writes
     assert doc["env"]["instructions"]["measured"] and doc["env"]["instructions"]["runs"] == 5
     assert "--fair-sched=yes" in doc["env"]["instructions"]["options"]
+    assert doc["env"]["instructions"]["libraries"].startswith("copies" if tools.which("objcopy") else "the system's")
     for b in doc["benchmarks"]:
         ins = b.get("instructions")
         assert b["status"] == "ok" and ins, (b["id"], b.get("reason"), b.get("warnings"))
