@@ -38,7 +38,7 @@ func runCPU(variant string, p params) (*result, error) {
 	// opens (setup; their pages are still first touched inside it, on both sides):
 	// allocated by a task, the heap grew inside the window or before it as the
 	// runtime's timing had it, and the window's instruction count (Valgrind) came in
-	// two modes 0.2 % apart beside a busy neighbour.
+	// two modes beside a busy neighbour (0.2 % apart at the pass's size on one thread).
 	buffers := make(chan []float64, threads)
 	for range threads {
 		buffers <- make([]float64, items)

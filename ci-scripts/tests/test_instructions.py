@@ -267,6 +267,27 @@ def test_the_pass_takes_its_second_look_for_two_sides_only_and_keeps_the_first_i
     assert all("second look failed" in j.warnings[0] and "valgrind died" in j.warnings[0] for j in failed)
 
 
+def test_a_counted_run_gets_the_library_copies_in_its_environment_only(monkeypatch, tmp_path):
+    """_one runs the program with what valgrind_libs.env_for adds for it (asked with the
+    pass's environment and the language's, which the copies must not lose), and the
+    benchmark's recorded env stays the language's alone: the copies' folder is this
+    process's, not a setting of the comparison."""
+    from types import SimpleNamespace
+
+    from benchpipe import hyperfine, valgrind_libs
+    asked, ran = [], []
+    monkeypatch.setattr(valgrind_libs, "env_for", lambda program, env: asked.append((program, dict(env))) or
+                        {"LD_LIBRARY_PATH": "/copies:" + env.get("LD_LIBRARY_PATH", "")})
+    monkeypatch.setattr(hyperfine, "run", lambda hf, cmd, **kw: ran.append(kw["env"]) or
+                        SimpleNamespace(problem="stopped here", exit_codes=[], outputs=[], stderr_tail=""))
+    job = SimpleNamespace(workdir=tmp_path, instructions={"counts": [], "env": {"GODEBUG": "asyncpreemptoff=1"}})
+    problem = instructions._one(job, 0, ["/b/gobench-sql", "sqlite"], None, "hyperfine", {"LD_LIBRARY_PATH": "/opt"}, 60)
+    assert problem == "stopped here"
+    assert asked == [("/b/gobench-sql", {"LD_LIBRARY_PATH": "/opt", "GODEBUG": "asyncpreemptoff=1"})]
+    assert ran == [{"LD_LIBRARY_PATH": "/copies:/opt", "GODEBUG": "asyncpreemptoff=1"}]
+    assert job.instructions["env"] == {"GODEBUG": "asyncpreemptoff=1"}
+
+
 def _job(label: str, tasks: int = 1000, path: str | None = None, variant: str = "goroutines",
          scenario: str = "sleep"):
     """A Go benchmark's job (sleep unless said) as measure_group sees it; each side its own

@@ -36,16 +36,15 @@ pub fn task_sum(buf: &mut [f64]) -> u64 {
 
 /// Buffers of the runtime variants, one per worker thread, allocated before the window:
 /// a task takes one and gives it back. Tasks never yield, so at most one per worker
-/// thread is out (were one more out, a task would make its own).
+/// thread is out.
 struct Buffers {
-    items: usize,
     idle: Mutex<Vec<Vec<f64>>>,
 }
 
 impl Buffers {
     fn sum(&self) -> u64 {
         let taken = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
-        let mut buf = taken.unwrap_or_else(|| vec![0.0; self.items]);
+        let mut buf = taken.expect("a buffer per worker thread: a task yielded while holding one");
         let sum = task_sum(&mut buf);
         self.idle
             .lock()
@@ -75,8 +74,7 @@ pub fn run(variant: &str, p: &Params, _ctx: Ctx) -> Result<Outcome> {
                 crate::runtime::tokio_current_thread()?
             };
             let buffers = Arc::new(Buffers {
-                items,
-                idle: Mutex::new(std::mem::take(&mut buffers)),
+                idle: Mutex::new(buffers),
             });
             let window = Window::open();
             let start = window.start;
