@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from benchpipe import gcpause, history_rows, history_summary, measures, metrics, results, schema, strictjson
+from benchpipe import columns_cache, gcpause, history_rows, history_summary, measures, metrics, results, schema, strictjson
 from benchpipe.errors import BenchError
 from benchpipe.fsutil import atomic_write_bytes, atomic_write_text, file_lock
 from benchpipe.stats import summarize
@@ -124,12 +124,21 @@ def read_text(path: Path) -> str:
             return path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as err:
             raise BenchError(f"{path}: cannot read: {err}") from None
+    return text_of(path, read_compressed(path))
+
+
+def read_compressed(path: Path) -> bytes:
+    """A closed month's file's bytes, its size checked first; one BenchError."""
     try:
         if path.stat().st_size > MAX_FILE_BYTES:
             raise BenchError(f"{path}: more than {MAX_FILE_BYTES} bytes")
-        data = path.read_bytes()
+        return path.read_bytes()
     except OSError as err:
         raise BenchError(f"{path}: cannot read: {err}") from None
+
+
+def text_of(path: Path, data: bytes) -> str:
+    """A closed month's text from its file's bytes; one BenchError."""
     return history_summary.decompress(data, str(path), MAX_FILE_BYTES)
 
 
@@ -990,6 +999,7 @@ class SummarisedMonth:
     runs: dict[str, dict]        # its month's run records (decode reads a row beside its own)
     doc: dict | None = None      # the parsed file, where load had to read it to know its kind
     count: int | None = None     # its committed rows, once read
+    cache: Path | None = None    # the site's cache of columns (columns_cache), if any
 
     def rows(self) -> tuple[history_rows.Series, list[list]]:
         """Its series table and its committed rows by date, checked as load checks them
@@ -1011,16 +1021,42 @@ class SummarisedMonth:
         self.count = len(rows)
         return series, rows
 
-    def columns(self) -> dict:
+    def columns(self) -> tuple[dict, str | None]:
         """Its file as columns (history-summary/2; a /1 file's rows made columns), checked
         as far as the site reads them (history_summary.check_columns): the form the site
-        reads ten years of, without making a row of each point. One BenchError for a file
-        that is not that."""
+        reads ten years of, without making a row of each point; and its key in the cache
+        (None: not cached; a /1 file's columns depend on the run records, and are not).
+        One BenchError for a file that is not that.
+
+        With a cache, the columns checked before for the same bytes are taken from it
+        (only the month they say is checked again: the key is of the content, not the
+        name); otherwise they are read and checked, and kept there."""
         what = f"{self.path}: not a valid history file"
+        k = None
         try:
-            doc = self.doc if self.doc is not None else strictjson.loads(read_text(self.path), str(self.path))
+            if self.doc is not None:
+                doc = self.doc
+            elif self.cache is not None and is_compressed(self.path):
+                data = read_compressed(self.path)
+                k = columns_cache.key(data)
+                doc = columns_cache.get(self.cache, k)
+                if doc is not None:
+                    if doc.get("month") != self.month:   # (as _checked_columns says it)
+                        raise BenchError(what)
+                    return doc, k
+                doc = strictjson.loads(text_of(self.path, data), str(self.path))
+            else:
+                doc = strictjson.loads(read_text(self.path), str(self.path))
         except BenchError as err:
             raise BenchError(f"{err}; run `bench history check`") from None
+        if not history_summary.is_columns(doc):   # rows made columns with the run records: not kept
+            k = None
+        doc = self._checked_columns(doc, what)
+        if k is not None:
+            columns_cache.put(self.cache, k, doc)
+        return doc, k
+
+    def _checked_columns(self, doc, what: str) -> dict:
         try:
             if not history_summary.is_summary(doc) or doc["month"] != self.month:
                 raise ValueError("not this month's summary")

@@ -453,6 +453,13 @@ def _push_data(work, remote, branch, docs, versus, repo_url, limits, max_items, 
     raise _GaveUp(f"gave up after {attempt} attempt(s) in {time.monotonic() - t0:.0f} s: {branch} kept moving")
 
 
+def _link_or_copy(src: str, dst: str) -> None:
+    try:
+        os.link(src, dst)
+    except OSError:   # another file system, or one without hard links
+        shutil.copy2(src, dst)
+
+
 def render_site(wt: Path, out: Path, *, site_url: str = "", repo_url: str = "", jobs: int | None = None,
                 detect: bool = True) -> site.SiteReport:
     """The site of the history in work tree wt, rendered into a new folder swapped in
@@ -462,8 +469,8 @@ def render_site(wt: Path, out: Path, *, site_url: str = "", repo_url: str = "", 
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}-new-", dir=out.parent))
     try:
-        if (out / ".cache").is_dir():
-            shutil.copytree(out / ".cache", tmp / ".cache")
+        if (out / ".cache").is_dir():   # linked, not copied: its files are only ever replaced by a rename
+            shutil.copytree(out / ".cache", tmp / ".cache", copy_function=_link_or_copy)
         try:   # a fresh machine: start from the branch's, if any; it only saves time
             publish_cache.seed(wt, tmp / site.CP_CACHE)
         except Exception as err:   # noqa: BLE001

@@ -6,8 +6,8 @@ Pages: no fetch(), per-scenario data is a .js file assigning a global, loaded wi
     render(history_dir, out_dir, ...) -> SiteReport
 
 Files written in out_dir: index.html, scenario-<name>.html, regressions.html,
-compilers.html (newer compiler against older, same runner), about.html, assets/, charts/ (svg, png), data/<scenario>.js, .cache/ (change points),
-.nojekyll. Nothing else in out_dir is touched (the history, dev/bench/data.js)."""
+compilers.html (newer compiler against older, same runner), about.html, assets/, charts/ (svg, png), data/<scenario>.js,
+.cache/ (change points, summarised months' columns), .nojekyll. Nothing else in out_dir is touched (the history, dev/bench/data.js)."""
 
 from __future__ import annotations
 
@@ -29,6 +29,7 @@ from benchpipe.results import family_id, format_params
 
 SITE_SOURCE = ROOT / "gh-pages"
 CP_CACHE = Path(".cache") / "changepoints.json"  # in the site folder: trends.detect_all's cache
+COLUMNS_CACHE = Path(".cache") / "columns"  # in the site folder: summarised months as checked columns (columns_cache)
 
 
 @dataclass
@@ -260,7 +261,7 @@ def _render(out, history_dir, rep, t0, detect, jobs, cp_options, site_url, repo_
 
     t = time.perf_counter()
     model = trends.build(hist, cat, detect=detect, cache_path=out / CP_CACHE, jobs=jobs,
-                         cp_options=cp_options)
+                         cp_options=cp_options, columns_cache_dir=out / COLUMNS_CACHE)
     rep.runs, rep.entries = len(hist.runs), hist.count
     rep.timings["load"] = loaded + model.read_s   # the history, its summarised months included
     rep.timings["model+changepoints"] = time.perf_counter() - t - model.read_s

@@ -28,7 +28,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchpipe import history_rows, history_summary, strictjson
+from benchpipe import columns_cache, history_rows, history_summary, strictjson
 from benchpipe.changepoint_windows import valid_candidates, window_key, windows
 from benchpipe.errors import BenchError
 from benchpipe.fsutil import atomic_write_json
@@ -372,16 +372,16 @@ class Model:
                 yield os_, e
 
 
-def _month_columns(month) -> tuple[int, dict[str, Series], dict[str, tuple]]:
+def _month_columns(month) -> tuple[int, dict[str, Series], dict[str, tuple], str | None]:
     """A summarised month (history.SummarisedMonth) as its stretch of each series, read
     from its columns (history-summary/2): its committed point count, {series id: Series
-    of its points here} and {series id: (sort key, (row, series table, run record)) of its
-    newest point here, what decoding that point's entry takes}. No row or entry is made
-    but that one; what a point does not say comes from its own month's run record, as
-    decode reads it."""
-    doc = month.columns()
+    of its points here}, {series id: (sort key, (row, series table, run record)) of its
+    newest point here, what decoding that point's entry takes} and its key in the
+    columns cache (None: not cached). No row or entry is made but that one; what a point
+    does not say comes from its own month's run record, as decode reads it."""
+    doc, cached = month.columns()
     try:
-        return _read_columns(doc, month.runs)
+        return (*_read_columns(doc, month.runs), cached)
     except (TypeError, KeyError, IndexError, AttributeError, ValueError) as err:
         # a value of a shape the checks above do not look at (a point's date that is a
         # number, ...): one line naming the file and what tripped, never a traceback
@@ -497,20 +497,26 @@ def _metric_triples(fields: dict, names: tuple, n: int, keep: list[int]) -> list
 PARALLEL_MONTHS = 24
 
 
-def _add_summarised(series: dict[str, Series], hist, jobs: int | None = None) -> dict[str, tuple]:
+def _add_summarised(series: dict[str, Series], hist, jobs: int | None = None,
+                    columns_cache_dir: Path | None = None) -> dict[str, tuple]:
     """Each summarised month's rows as points of their series (oldest month first, rows by
-    date), read as columns, the months in `jobs` processes at once. Returns, per series,
-    its newest row's sort key and what decoding it takes (the whole entry, made only where
-    a series' newest point is in a summarised month)."""
+    date), read as columns, the months in `jobs` processes at once (through the columns
+    cache in columns_cache_dir, if given: only the entries used are kept). Returns, per
+    series, its newest row's sort key and what decoding it takes (the whole entry, made
+    only where a series' newest point is in a summarised month)."""
     months = hist.summarised
+    for m in months:
+        m.cache = columns_cache_dir
     jobs = min(jobs or os.cpu_count() or 1, len(months))
     if jobs > 1 and len(months) >= PARALLEL_MONTHS and _fork_context() is not None:
         # (forked only: a spawned worker would start by importing the pipeline, for a month)
         read = _pool_map(_month_columns, months, jobs, max(1, len(months) // (jobs * 8)), "reading the summarised months")
     else:
         read = [_month_columns(m) for m in months]
+    if columns_cache_dir is not None:
+        columns_cache.prune(columns_cache_dir, {k for *_, k in read if k})
     tails: dict[str, tuple] = {}
-    for month, (count, groups, newest) in zip(months, read):
+    for month, (count, groups, newest, _) in zip(months, read):
         month.count = count
         for sid, g in groups.items():
             s = series.get(sid)
@@ -534,10 +540,10 @@ def _in_order(s: Series, always: bool = False) -> None:
 
 
 def build(hist, cat, detect: bool = True, cache_path: Path | None = None, jobs: int | None = None,
-          cp_options: dict | None = None) -> Model:
+          cp_options: dict | None = None, columns_cache_dir: Path | None = None) -> Model:
     series: dict[str, Series] = {}
     t0 = time.perf_counter()
-    tails = _add_summarised(series, hist, jobs) if getattr(hist, "summarised", None) else {}
+    tails = _add_summarised(series, hist, jobs, columns_cache_dir) if getattr(hist, "summarised", None) else {}
     read_s = time.perf_counter() - t0
     for e in hist.entries:  # sorted by date
         if e["key"].get("label"):  # A/B sides are PR artefacts, not trends

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from benchpipe import catalogue, history, history_summary, publish, site, trends
+from benchpipe import catalogue, columns_cache, history, history_summary, publish, site, trends
 from benchpipe.commands.history import add_results
 from benchpipe.errors import BenchError
 from benchpipe.results import key_id
@@ -794,3 +794,62 @@ def test_the_column_checks_name_pattern_is_the_history_schemas():
     walk(json.loads((SCHEMAS / "history.schema.json").read_text(encoding="utf-8")))
     assert len(found) >= 2 and set(found) == {f"^{history_summary._NAME.pattern}$"}, found
     assert history_summary._NAME.fullmatch("1.25.x") and not history_summary._NAME.fullmatch("a b")
+
+
+def test_the_site_keeps_each_summarised_months_columns_and_reads_them_back(nights, tmp_path, monkeypatch):
+    """The site folder's columns cache (columns_cache): a render keeps one entry for each
+    summarised month, keyed by its file's bytes; the next render reads every one from it
+    (no xz, no JSON) and makes the same site and model; an entry that does not check (a
+    flipped byte, another format) is read again from the history and kept anew; entries
+    no file has are pruned; one month's columns are never taken for another's."""
+    root = tmp_path / "h"
+    add_results(root, nights)
+    history.compact(root)
+    months = [p for p in _summaries(root) if history_summary.peek_kind(p.read_bytes()) == "summary"]
+    assert len(months) >= 4
+    keys = {p: columns_cache.key(p.read_bytes()) for p in months}
+    out = tmp_path / "site"
+    site.render(root, out, jobs=1, detect=False)
+    cache = out / site.COLUMNS_CACHE
+    assert sorted(p.name for p in cache.iterdir()) == sorted(k + columns_cache.SUFFIX for k in keys.values())
+    first = _tree(out)
+    plain = trends.build(history.load(root, summaries="rows"), catalogue.load(), jobs=1, detect=False)
+
+    real_text_of = history.text_of
+
+    def not_a_summary(path, data):
+        assert path not in keys, f"{path} read from the history"
+        return real_text_of(path, data)
+
+    monkeypatch.setattr(history, "text_of", not_a_summary)
+    site.render(root, out, jobs=1, detect=False)
+    assert _tree(out) == first
+    cached = trends.build(history.load(root, summaries="rows"), catalogue.load(), jobs=1, detect=False,
+                          columns_cache_dir=cache)
+    assert list(cached.series) == list(plain.series) and cached.regressions == plain.regressions
+    for sid, s in plain.series.items():
+        c = cached.series[sid]
+        assert (c.dates, c.commits, c.runs, c.keys, c.versus, c.stats, c.last) == \
+            (s.dates, s.commits, s.runs, s.keys, s.versus, s.stats, s.last), sid
+    monkeypatch.setattr(history, "text_of", real_text_of)
+
+    flipped, other = (cache / (keys[p] + columns_cache.SUFFIX) for p in months[:2])
+    blob = bytearray(flipped.read_bytes())
+    blob[-1] ^= 1
+    flipped.write_bytes(bytes(blob))
+    other.write_bytes(b"bench-columns/0" + other.read_bytes()[15:])
+    stale = [cache / ("0" * 64 + columns_cache.SUFFIX), cache / ".x.tmp"]
+    for p in stale:
+        p.write_bytes(b"")
+    assert columns_cache.get(cache, keys[months[0]]) is None and columns_cache.get(cache, keys[months[1]]) is None
+    site.render(root, out, jobs=1, detect=False)
+    assert _tree(out) == first
+    assert all(columns_cache.get(cache, k) is not None for k in keys.values())
+    assert not any(p.exists() for p in stale)
+
+    # another month's columns under this month's key: refused in one line naming the file
+    a, b = months[0], next(p for p in months if p.name != months[0].name)
+    (cache / (keys[b] + columns_cache.SUFFIX)).write_bytes((cache / (keys[a] + columns_cache.SUFFIX)).read_bytes())
+    with pytest.raises(BenchError) as err:
+        trends.build(history.load(root, summaries="rows"), catalogue.load(), jobs=1, detect=False, columns_cache_dir=cache)
+    assert str(b) in str(err.value) and "history check" in str(err.value) and "\n" not in str(err.value)
