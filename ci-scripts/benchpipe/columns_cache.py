@@ -6,25 +6,44 @@ of a night's load. So the checked columns of each file (history.SummarisedMonth.
 are kept here, keyed by the SHA-256 of the file's bytes, in Python's marshal format
 (plain data: dicts, lists, text, numbers; read back many times faster than xz and JSON).
 
-Derived data only: the history is the record. An entry is used only if its header and
-the digest of its payload check; anything else (a torn write, another Python, a file
-from elsewhere) is a miss, and the file is read from the history as before. Written
-without fsync (a lost entry costs one read), each by a rename, so two renders at once
-never see half of one. A render keeps only the entries it used (prune)."""
+Derived data only: the history is the record. An entry is used only if its header (the
+format, Python's version and a digest of the code that reads and checks a file: a change
+there makes every entry a miss) and the digest of its payload check; anything else (a
+torn write, another Python, a file from elsewhere) is a miss, and the file is read from
+the history as before. The digest finds accidents, not forgeries: an entry is trusted as
+far as the site folder it is in (whoever can write it can write the site), and one
+larger than any file could make is not read. Written without fsync (a lost entry costs
+one read), each by a rename, so two renders at once never see half of one. A render
+keeps only the entries it used (prune)."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import marshal
 import os
+import re
 import sys
-import tempfile
 from pathlib import Path
 
-# marshal's format is Python's own: the version in the magic, so another Python misses
-MAGIC = f"bench-columns/1 marshal {marshal.version} py{sys.version_info[0]}.{sys.version_info[1]}\n".encode()
+from benchpipe.fsutil import atomic_write_bytes
+
 SUFFIX = ".marshal"
+MAX_BYTES = 512 * 2**20   # twice the largest text a history file may decompress to
 _DIGEST = 32   # bytes of SHA-256
+_NAME = re.compile(r"[0-9a-f]{64}" + re.escape(SUFFIX))
+_TEMP = re.compile(r"\.[0-9a-f]{64}" + re.escape(SUFFIX) + r"\..*\.tmp")
+# what reads and checks a summarised month's file (history.SummarisedMonth.columns)
+_CODE = ("columns_cache.py", "history.py", "history_summary.py", "history_rows.py", "strictjson.py")
+
+
+@functools.cache
+def magic() -> bytes:
+    """An entry's first line: the format, marshal's and Python's versions (marshal's
+    format is Python's own), and a digest of the code whose checks an entry stands for."""
+    here = Path(__file__).resolve().parent
+    code = hashlib.sha256(b"".join((here / name).read_bytes() for name in _CODE)).hexdigest()[:16]
+    return f"bench-columns/1 marshal {marshal.version} py{sys.version_info[0]}.{sys.version_info[1]} code {code}\n".encode()
 
 
 def key(data: bytes) -> str:
@@ -38,12 +57,15 @@ def _path(folder: Path, k: str) -> Path:
 
 def get(folder: Path, k: str) -> dict | None:
     """The columns kept under key k, or None (no entry, or one that does not check)."""
+    path, start = _path(folder, k), magic()
     try:
-        blob = _path(folder, k).read_bytes()
+        if path.stat().st_size > MAX_BYTES:
+            return None
+        blob = path.read_bytes()
     except OSError:
         return None
-    head = len(MAGIC) + _DIGEST
-    if not blob.startswith(MAGIC) or hashlib.sha256(memoryview(blob)[head:]).digest() != blob[len(MAGIC):head]:
+    head = len(start) + _DIGEST
+    if not blob.startswith(start) or hashlib.sha256(memoryview(blob)[head:]).digest() != blob[len(start):head]:
         return None
     try:
         doc = marshal.loads(memoryview(blob)[head:])
@@ -56,22 +78,13 @@ def put(folder: Path, k: str, doc: dict) -> None:
     """Keep doc under key k; a folder that cannot be written is no cache (nothing raised)."""
     try:
         payload = marshal.dumps(doc)
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{k}.", suffix=".tmp", dir=folder)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(MAGIC + hashlib.sha256(payload).digest())
-                fh.write(payload)
-            os.replace(tmp, _path(folder, k))
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        atomic_write_bytes(_path(folder, k), magic() + hashlib.sha256(payload).digest() + payload, fsync=False)
     except (OSError, ValueError):   # ValueError: a value marshal cannot write (none here)
         pass
 
 
 def prune(folder: Path, keep: set[str]) -> int:
-    """Remove the entries (and stray temp files) of keys not in keep: files that
+    """Remove the entries (and their temp files) of keys not in keep: files that
     compaction has since rewritten. Returns how many went."""
     gone = 0
     try:
@@ -79,9 +92,8 @@ def prune(folder: Path, keep: set[str]) -> int:
     except OSError:
         return 0
     for name in names:
-        if name.endswith(SUFFIX) and name[:-len(SUFFIX)] in keep:
-            continue
-        if name.endswith(SUFFIX) or name.endswith(".tmp"):
+        entry, temp = _NAME.fullmatch(name), _TEMP.fullmatch(name)   # temp: being written, or left by a killed render
+        if (entry or temp) and name.lstrip(".")[:64] not in keep:
             try:
                 (folder / name).unlink()
                 gone += 1

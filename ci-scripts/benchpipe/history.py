@@ -1029,8 +1029,8 @@ class SummarisedMonth:
         One BenchError for a file that is not that.
 
         With a cache, the columns checked before for the same bytes are taken from it
-        (only the month they say is checked again: the key is of the content, not the
-        name); otherwise they are read and checked, and kept there."""
+        (if they say this month: the key is of the content, not the name); otherwise
+        they are read and checked, and kept there."""
         what = f"{self.path}: not a valid history file"
         k = None
         try:
@@ -1040,9 +1040,7 @@ class SummarisedMonth:
                 data = read_compressed(self.path)
                 k = columns_cache.key(data)
                 doc = columns_cache.get(self.cache, k)
-                if doc is not None:
-                    if doc.get("month") != self.month:   # (as _checked_columns says it)
-                        raise BenchError(what)
+                if doc is not None and doc.get("month") == self.month:   # (the key is of the bytes, not the name)
                     return doc, k
                 doc = strictjson.loads(text_of(self.path, data), str(self.path))
             else:

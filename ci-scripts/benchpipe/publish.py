@@ -37,8 +37,8 @@ removed from the branch by the next publish that adds a run.
 
 Site folder (`out`, swapped in whole): the pages, assets/, charts/, data/, .nojekyll,
 dev/bench/data.js (a copy, so the action's data stays at its usual address), .cache/
-(the change-point cache: kept from the previous folder, so a local re-render is
-incremental). A local remote path that does not exist yet is created as a bare
+(the change-point cache, and where a site was rendered before the summarised months'
+columns: kept from the previous folder, so a local re-render is incremental). A local remote path that does not exist yet is created as a bare
 repository: `bench publish --remote ./.bench/pages.git --out ./site RESULTS` gives a site
 to open from disk."""
 
@@ -464,13 +464,15 @@ def render_site(wt: Path, out: Path, *, site_url: str = "", repo_url: str = "", 
                 detect: bool = True) -> site.SiteReport:
     """The site of the history in work tree wt, rendered into a new folder swapped in
     for out whole (a failed render leaves out as it was), with a copy of data.js. The
-    previous folder's change-point cache is carried over."""
+    previous folder's caches (change points, summarised months' columns) are carried over."""
     out = out.resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}-new-", dir=out.parent))
     try:
         if (out / ".cache").is_dir():   # linked, not copied: its files are only ever replaced by a rename
             shutil.copytree(out / ".cache", tmp / ".cache", copy_function=_link_or_copy)
+        if (out / "index.html").is_file():   # a site kept between renders keeps the columns cache (site.render)
+            (tmp / site.COLUMNS_CACHE).mkdir(parents=True, exist_ok=True)
         try:   # a fresh machine: start from the branch's, if any; it only saves time
             publish_cache.seed(wt, tmp / site.CP_CACHE)
         except Exception as err:   # noqa: BLE001

@@ -229,12 +229,15 @@ def render(history_dir, out_dir, *, site_url: str = "", repo_url: str = "", jobs
     rep = SiteReport()
     out = Path(out_dir)
     created = not out.exists()
+    # the columns cache where a site was rendered before (a folder kept between renders):
+    # a first render, as on a fresh runner, would write it for nothing
+    columns = out / COLUMNS_CACHE if (out / COLUMNS_CACHE).is_dir() or (out / "index.html").is_file() else None
     out.mkdir(parents=True, exist_ok=True)
     try:
         try:
             with gcpause.paused():   # millions of objects, none garbage before the end
                 return _render(out, history_dir, rep, t0, detect, jobs, cp_options, site_url, repo_url,
-                               keep_chart_sources)
+                               keep_chart_sources, columns)
         except (KeyError, TypeError, AttributeError, IndexError, ValueError):
             # Reading is fast and trusts what checked when it was written; a record edited
             # by hand, its digest recomputed, fails here. Say which, in one line.
@@ -253,7 +256,7 @@ def render(history_dir, out_dir, *, site_url: str = "", repo_url: str = "", jobs
         raise
 
 
-def _render(out, history_dir, rep, t0, detect, jobs, cp_options, site_url, repo_url, keep_chart_sources):
+def _render(out, history_dir, rep, t0, detect, jobs, cp_options, site_url, repo_url, keep_chart_sources, columns):
     cat = catalogue.load()
     # summarised months are read by trends.build, in parallel, straight into columns
     hist = history.load(history_dir, summaries="rows")
@@ -261,7 +264,7 @@ def _render(out, history_dir, rep, t0, detect, jobs, cp_options, site_url, repo_
 
     t = time.perf_counter()
     model = trends.build(hist, cat, detect=detect, cache_path=out / CP_CACHE, jobs=jobs,
-                         cp_options=cp_options, columns_cache_dir=out / COLUMNS_CACHE)
+                         cp_options=cp_options, columns_cache_dir=columns)
     rep.runs, rep.entries = len(hist.runs), hist.count
     rep.timings["load"] = loaded + model.read_s   # the history, its summarised months included
     rep.timings["model+changepoints"] = time.perf_counter() - t - model.read_s
