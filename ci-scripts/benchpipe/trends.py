@@ -94,11 +94,15 @@ def _hash(obj) -> str:
 
 
 def _series_hash(commits: list[str], dates: list[str], values: list[float]) -> str:
-    """What a series' change points depend on, hashed: the values as doubles, the commits
-    and dates as JSON (10 times faster than _hash of all three: ten years of nights are
-    1,368 series of 3,650 points an OS, 3.7 s a render that way)."""
-    h = hashlib.sha256(len(values).to_bytes(8, "little") + array("d", values).tobytes())
-    h.update(json.dumps([commits, dates]).encode())
+    """What a series' change points depend on, hashed: the columns' lengths, the values
+    as doubles, the commits and the dates (hex and ISO 8601 in a valid history: no NULs)
+    joined by NULs. Ten years of nights are 1,368 series of 3,650 points an OS: _hash of
+    all three took 3.7 s a render, then the commits and dates as JSON 1.5 s of this."""
+    h = hashlib.sha256(b"".join(len(c).to_bytes(8, "little") for c in (values, commits, dates)))
+    h.update(array("d", values).tobytes())
+    h.update("\0".join(commits).encode("utf-8", "surrogatepass"))
+    h.update(b"\1")
+    h.update("\0".join(dates).encode("utf-8", "surrogatepass"))
     return h.hexdigest()[:24]
 
 

@@ -28,14 +28,18 @@ OLD_GO, OLD_RUST = "go1.25.5", "1.90.0"
 
 
 @pytest.fixture(scope="module")
-def interleaved(tmp_path_factory):
+def interleaved(programs, build_dir, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("compilers")
-    # Kept between test runs (cargo and go decide what is stale), apart from the other
-    # tests' builds: this manifest lists four toolchains.
+    # The older toolchains are built by `bench build`, kept between test runs (cargo and
+    # go decide what is stale) apart from the other tests' builds; the local ones are the
+    # other tests' programs (a cold Rust release build less), put beside them in the
+    # manifest the run reads.
     build = ROOT / ".bench" / "test-build-versions"
-    res = run_bench("build", "--go", f"local,{OLD_GO}", "--rust", f"local,{OLD_RUST}", "--out", build, timeout=3600)
+    res = run_bench("build", "--go", OLD_GO, "--rust", OLD_RUST, "--out", build, timeout=3600)
     assert res.returncode == 0, res.stderr[-2000:]
-    manifest = json.loads((build / "manifest.json").read_text())
+    old = [b for b in toolchains.read_manifest(build / "manifest.json") if b.request in (OLD_GO, OLD_RUST)]
+    toolchains.write_manifest(tmp, [*programs.values(), *old])
+    manifest = json.loads((tmp / "manifest.json").read_text())
     by = {(b["build"], b["request"]): b for b in manifest["builds"]}
     assert by[("go", OLD_GO)]["toolchain"] == OLD_GO and by[("rust-system", OLD_RUST)]["toolchain"] == f"rust{OLD_RUST}"
     # The injected slowdown: the local Go's program rebuilt without optimisations or
@@ -45,7 +49,7 @@ def interleaved(tmp_path_factory):
     env = {**os.environ, "PATH": tools.path_with_extras(), "GOTOOLCHAIN": "local"}
     p = subprocess.run([tools.require("go"), "build", *toolchains.GO_REPRODUCIBLE, "-tags", "libsqlite3", "-gcflags=all=-N -l",
                         "-o", slow["path"], "."], cwd=ROOT / "go",
-                       env={**env, **_sqlite_env(build)}, capture_output=True, text=True)
+                       env={**env, **_sqlite_env(build_dir)}, capture_output=True, text=True)
     assert p.returncode == 0, p.stderr[-1000:]
     (tmp / "manifest.json").write_text(json.dumps(manifest))
     out = tmp / "run"
@@ -56,7 +60,7 @@ def interleaved(tmp_path_factory):
 
 
 def _sqlite_env(build: Path) -> dict:
-    """The cgo flags `bench build` gave the Go build (the SQLite the Rust build compiled)."""
+    """The cgo flags the local Go build was given (the SQLite the Rust build compiled)."""
     from benchpipe import sqlite_link
     for target in sorted(build.glob("head/*/target")):
         lib = sqlite_link.find(target)
