@@ -471,7 +471,7 @@ def render_site(wt: Path, out: Path, *, site_url: str = "", repo_url: str = "", 
     try:
         if (out / ".cache").is_dir():   # linked, not copied: its files are only ever replaced by a rename
             shutil.copytree(out / ".cache", tmp / ".cache", copy_function=_link_or_copy)
-        if (out / "index.html").is_file():   # a site kept between renders keeps the columns cache (site.render)
+        if site.rendered_before(out):   # where site.render keeps the columns cache
             (tmp / site.COLUMNS_CACHE).mkdir(parents=True, exist_ok=True)
         try:   # a fresh machine: start from the branch's, if any; it only saves time
             publish_cache.seed(wt, tmp / site.CP_CACHE)

@@ -223,15 +223,20 @@ def machines(model: trends.Model) -> list[dict]:
 
 # --------------------------------------------------------------------------- render
 
+def rendered_before(folder: Path) -> bool:
+    """Whether a site was rendered into this folder before (one kept between renders),
+    which is where the summarised months' columns cache is kept: a first render, as on a
+    fresh runner, would write it for nothing."""
+    return (Path(folder) / "index.html").is_file()
+
+
 def render(history_dir, out_dir, *, site_url: str = "", repo_url: str = "", jobs: int | None = None,
            detect: bool = True, keep_chart_sources: Path | None = None, cp_options: dict | None = None) -> SiteReport:
     t0 = time.perf_counter()
     rep = SiteReport()
     out = Path(out_dir)
     created = not out.exists()
-    # the columns cache where a site was rendered before (a folder kept between renders):
-    # a first render, as on a fresh runner, would write it for nothing
-    columns = out / COLUMNS_CACHE if (out / COLUMNS_CACHE).is_dir() or (out / "index.html").is_file() else None
+    columns = out / COLUMNS_CACHE if (out / COLUMNS_CACHE).is_dir() or rendered_before(out) else None
     out.mkdir(parents=True, exist_ok=True)
     try:
         try:
