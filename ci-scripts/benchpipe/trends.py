@@ -96,8 +96,9 @@ def _hash(obj) -> str:
 def _series_hash(commits: list[str], dates: list[str], values: list[float]) -> str:
     """What a series' change points depend on, hashed: the columns' lengths, the values
     as doubles, the commits and the dates (hex and ISO 8601 in a valid history: no NULs)
-    joined by NULs, each text's length first. Ten years of nights are 1,368 series of 3,650 points an OS: _hash of
-    all three took 3.7 s a render, then the commits and dates as JSON 1.5 s of this."""
+    joined by NULs, each text's length first. Ten years of nights are 1,368 series of
+    3,650 points an OS: _hash of all three took 3.7 s a render, then the commits and
+    dates as JSON 1.5 s of this."""
     text = ["\0".join(commits), "\0".join(dates)]
     joined = all(t.count("\0") == max(0, len(c) - 1) for t, c in zip(text, (commits, dates)))
     if not joined:   # a NUL in one (no valid history has any): as JSON, which cannot be misread
