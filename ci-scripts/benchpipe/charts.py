@@ -22,10 +22,10 @@ lighter tints; variants by point shape."""
 
 from __future__ import annotations
 
+import bisect
 import math
 import os
 import shutil
-import statistics
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -377,14 +377,24 @@ def drawn_points(dates: list[str], days: int = THIN_DAYS) -> tuple[list[list[int
     """The points a trend chart draws, each a list of a series' point indices (one; or a
     week's, before `days` before the newest point), in date order; and the date before
     which points are weekly (None: all are drawn)."""
+    weeks, first, cut = _weeks(dates, days)
+    return weeks + [[i] for i in range(first, len(dates))], cut
+
+
+def _weeks(dates: list[str], days: int = THIN_DAYS) -> tuple[list[list[int]], int, str | None]:
+    """drawn_points in two parts: the weeks' point indices, and the index of the first
+    point drawn alone (every one after it is too, where the dates are in order, as a
+    series' are; otherwise the weeks are points wherever a date before the cut is)."""
     if not dates:
-        return [], None
+        return [], 0, None
     newest = datetime.fromisoformat(dates[-1].replace("Z", "+00:00"))
     cut = (newest - timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%SZ")
     if dates[0] >= cut:
-        return [[i] for i in range(len(dates))], None
+        return [], 0, None
+    first = bisect.bisect_left(dates, cut)
+    ordered = max(dates[:first]) < cut and (first == len(dates) or min(dates[first:]) >= cut)
     out, week = [], None
-    for i, d in enumerate(dates):
+    for i, d in enumerate(dates[:first] if ordered else dates):
         if d >= cut:
             out.append([i])
             continue
@@ -393,7 +403,7 @@ def drawn_points(dates: list[str], days: int = THIN_DAYS) -> tuple[list[list[int
             out.append([])
             week = w
         out[-1].append(i)
-    return out, cut[:10]
+    return out, first if ordered else len(dates), cut[:10]
 
 
 @lru_cache(maxsize=None)
@@ -409,108 +419,126 @@ def _point_stats(group: list[int], col: list[tuple | None]) -> tuple | None:
     sts = [t for i in group if (t := col[i])]
     if len(sts) == 1:
         return sts[0]
-    return tuple(map(statistics.median, zip(*sts))) if sts else None
+    return tuple(map(_median, zip(*sts))) if sts else None
+
+
+def _median(values) -> float:
+    """statistics.median's value, without its layers of calls: half a million weeks'
+    figures are taken the median of in a render of ten years."""
+    v = sorted(values)
+    n = len(v)
+    h = n // 2
+    return v[h] if n % 2 else (v[h - 1] + v[h]) / 2
 
 
 def trend_charts(model: trends.Model, datadir: Path, cat=None) -> list[Chart]:
+    """A chart per benchmark family and OS (trends.trend_chart_name): its series over the
+    nights, a panel per trended metric, each family's data file written into datadir.
+    (In forked processes it took as long: the children's reads of the parent's series
+    copied the pages they are in.)"""
     fams: dict[str, list[trends.Series]] = {}
     for s in model.series.values():
         fams.setdefault(trends.trend_chart_name(s.key, s.os), []).append(s)
-    charts = []
+    weeks: dict[tuple, tuple] = {}   # a series' dates -> _weeks of them (a history's series mostly share their nights)
+    return [_trend_chart(name, fams[name], datadir, cat, weeks) for name in sorted(fams)]
+
+
+def _trend_chart(name: str, group: list[trends.Series], datadir: Path, cat, weeks_of: dict) -> Chart:
     shown = trended()
-    for name, group in sorted(fams.items()):
-        group.sort(key=lambda s: trends.version_tuple(s.key["toolchain"]), reverse=True)
-        k0 = group[0].key
-        colour = build_colour(k0["build"])
-        fname = datadir / f"{name.replace('/', '_')}.dat"
-        # each series' drawn points (drawn_points): a week's takes its middle entry's date
-        drawn, weekly_before = [], None
+    group.sort(key=lambda s: trends.version_tuple(s.key["toolchain"]), reverse=True)
+    k0 = group[0].key
+    colour = build_colour(k0["build"])
+    fname = datadir / f"{name.replace('/', '_')}.dat"
+    # each series' drawn points (drawn_points): a week's takes its middle entry's date
+    drawn, weekly_before = [], None
+    for s in group:
+        weeks, first, before = weeks_of.get(dates := tuple(s.dates)) or weeks_of.setdefault(dates, _weeks(s.dates))
+        weekly_before = max(filter(None, (weekly_before, before)), default=None)
+        # a point drawn alone is its own figures (_point_stats of one)
+        drawn.append(([s.dates[p[len(p) // 2]] for p in weeks] + s.dates[first:],
+                      {m.name: [_point_stats(p, col) for p in weeks] + col[first:]
+                       for m in shown for col in (s.stats[m.name],)}))
+    # counts in their SI step (M, G instructions); times stay in seconds, sizes in MiB
+    scales = {m.name: _scale(m, None if m.unit == "s" else
+                             max((t[2] for _, st in drawn for t in st[m.name] if t), default=None)) for m in shown}
+    # a row per drawn point: the date, then median, CI low and high of each charted
+    # metric (NaN where a point lacks it); a block per series
+    blocks = []
+    for dates, st in drawn:
+        rows = []
+        cols = [(st[m.name], scales[m.name][0]) for m in shown]
+        for i, d in enumerate(dates):
+            cells = [d]
+            for col, f in cols:
+                cells += [f"{x * f:.9g}" for x in t] if (t := col[i]) else ["NaN"] * 3
+            rows.append(" ".join(cells))
+        blocks.append("\n".join(rows))
+    fname.write_text("\n\n\n".join(blocks) + "\n", encoding="utf-8")
+    def cp_arrows(metric: str) -> list[str]:
+        out = []
         for s in group:
-            points, before = drawn_points(s.dates)
-            weekly_before = max(filter(None, (weekly_before, before)), default=None)
-            drawn.append(([s.dates[p[len(p) // 2]] for p in points],
-                          {m.name: [_point_stats(p, s.stats[m.name]) for p in points] for m in shown}))
-        # counts in their SI step (M, G instructions); times stay in seconds, sizes in MiB
-        scales = {m.name: _scale(m, None if m.unit == "s" else
-                                 max((t[2] for _, st in drawn for t in st[m.name] if t), default=None)) for m in shown}
-        # a row per drawn point: the date, then median, CI low and high of each charted
-        # metric (NaN where a point lacks it); a block per series
-        blocks = []
-        for dates, st in drawn:
-            rows = []
-            for i, d in enumerate(dates):
-                cells = [d]
-                for m in shown:
-                    t, f = st[m.name][i], scales[m.name][0]
-                    cells += [f"{x * f:.9g}" for x in t] if t else ["NaN"] * 3
-                rows.append(" ".join(cells))
-            blocks.append("\n".join(rows))
-        fname.write_text("\n\n\n".join(blocks) + "\n", encoding="utf-8")
-        def cp_arrows(metric: str) -> list[str]:
-            out = []
-            for s in group:
-                for cp in s.metric_changepoints.get(metric, []):
-                    d = s.dates[cp["index"]]
-                    c = CP_COLOUR if cp["direction"] == "regression" else "#2ca02c"
-                    out.append(f"set arrow from '{d}', graph 0 to '{d}', graph 1 nohead lc rgb '{c}' lw 1.5 dt 2 front")
-            return out
+            for cp in s.metric_changepoints.get(metric, []):
+                d = s.dates[cp["index"]]
+                c = CP_COLOUR if cp["direction"] == "regression" else "#2ca02c"
+                out.append(f"set arrow from '{d}', graph 0 to '{d}', graph 1 nohead lc rgb '{c}' lw 1.5 dt 2 front")
+        return out
 
-        arrows = cp_arrows(HEADLINE.name)
-        for s in group:
-            for i, _old, new in s.bumps():
-                d = s.dates[i]
-                arrows.append(f"set arrow from '{d}', graph 0 to '{d}', graph 1 nohead lc rgb '{BUMP_COLOUR}' lw 1 dt 3 back")
-                arrows.append(f"set label {gq(new)} at '{d}', graph 0.97 right rotate by 90 font ',8' "
-                              f"tc rgb '{BUMP_COLOUR}' front noenhanced")
-        pct = ", ".join(f"{(cp['ratio'] - 1) * 100:+.1f}% {s.label}" for s in group for cp in s.changepoints
-                        if cp.get("ratio"))
-        one = len(group[0]) == 1 and len(group) == 1
+    arrows = cp_arrows(HEADLINE.name)
+    bumped = any(bumps := [s.bumps() for s in group])
+    for s, bs in zip(group, bumps):
+        for i, _old, new in bs:
+            d = s.dates[i]
+            arrows.append(f"set arrow from '{d}', graph 0 to '{d}', graph 1 nohead lc rgb '{BUMP_COLOUR}' lw 1 dt 3 back")
+            arrows.append(f"set label {gq(new)} at '{d}', graph 0.97 right rotate by 90 font ',8' "
+                          f"tc rgb '{BUMP_COLOUR}' front noenhanced")
+    pct = ", ".join(f"{(cp['ratio'] - 1) * 100:+.1f}% {s.label}" for s in group for cp in s.changepoints
+                    if cp.get("ratio"))
+    one = len(group[0]) == 1 and len(group) == 1
 
-        def panel(col: int, ylabel: str, title: str, marks: bool, metric: str) -> str:
-            plots = []
-            for i, s in enumerate(group):
-                c = colour if i == 0 else tint(colour, 0.45 + 0.15 * (i - 1))
-                band = tint(c, 0.6)
-                tc = s.label
-                plots.append(f"{gq(fname.name)} index {i} using 1:{col + 1}:{col + 2} with filledcurves "
-                             f"fc rgb '{band}' fs transparent solid 0.35 notitle")
-                style = (f"linespoints pt {POINTS[i % len(POINTS)]} ps {0.9 if one else 0.5}"
-                         if len(s) <= 60 else "lines")  # a year of points: a line, not 365 markers
-                plots.append(f"{gq(fname.name)} index {i} using 1:{col} with {style} lc rgb '{c}' lw 2 "
-                             f"dt {1 + i} title {gq(tc + ' median')}")
-            if any(s.metric_changepoints.get(metric, []) for s in group):
-                plots.append(f"NaN with lines lc rgb '{CP_COLOUR}' dt 2 lw 1.5 title 'change point'")
-            if marks and any(s.bumps() for s in group):
-                plots.append(f"NaN with lines lc rgb '{BUMP_COLOUR}' dt 3 lw 1 title 'new compiler release'")
-            return "\n".join([f"set title {gq(title)} noenhanced", f"set ylabel {gq(ylabel)}",
-                              "plot " + ", \\\n     ".join(plots)])
+    def panel(col: int, ylabel: str, title: str, marks: bool, metric: str) -> str:
+        plots = []
+        for i, s in enumerate(group):
+            c = colour if i == 0 else tint(colour, 0.45 + 0.15 * (i - 1))
+            band = tint(c, 0.6)
+            tc = s.label
+            plots.append(f"{gq(fname.name)} index {i} using 1:{col + 1}:{col + 2} with filledcurves "
+                         f"fc rgb '{band}' fs transparent solid 0.35 notitle")
+            style = (f"linespoints pt {POINTS[i % len(POINTS)]} ps {0.9 if one else 0.5}"
+                     if len(s) <= 60 else "lines")  # a year of points: a line, not 365 markers
+            plots.append(f"{gq(fname.name)} index {i} using 1:{col} with {style} lc rgb '{c}' lw 2 "
+                         f"dt {1 + i} title {gq(tc + ' median')}")
+        if any(s.metric_changepoints.get(metric, []) for s in group):
+            plots.append(f"NaN with lines lc rgb '{CP_COLOUR}' dt 2 lw 1.5 title 'change point'")
+        if marks and bumped:
+            plots.append(f"NaN with lines lc rgb '{BUMP_COLOUR}' dt 3 lw 1 title 'new compiler release'")
+        return "\n".join([f"set title {gq(title)} noenhanced", f"set ylabel {gq(ylabel)}",
+                          "plot " + ", \\\n     ".join(plots)])
 
-        fmt = _date_format(d for dates, _ in drawn for d in dates)
-        # a panel per charted metric this family has (an optional one may be missing)
-        panels = [(i, m) for i, m in enumerate(shown) if any(t for _, st in drawn for t in st[m.name])]
-        lines = [
-            f"set multiplot layout {len(panels)},1",
-            "set xdata time", "set timefmt '%Y-%m-%dT%H:%M:%SZ'", f"set format x '{fmt}'",
-            "set xtics rotate by -30",
-            "set key outside right top noenhanced", "set grid lc rgb '#dddddd'",
-            "set lmargin 12", "set rmargin 28",
-        ]
-        for i, metric in panels:
-            if weekly_before and (i, metric) == panels[-1]:   # said once, under the bottom panel
-                lines.append(f"set xlabel 'before {weekly_before}: one point a week (its medians)' font ',8' "
-                             "tc rgb '#666666'")
-            ylabel = f"{metric.label} ({scales[metric.name][1]})"
-            lines.append("set yrange [0:*]" if metric.zero_based else "set yrange [*:*]")
-            if metric is HEADLINE:   # the top panel: its change points, the compiler releases, the shifts found
-                lines += [*arrows, panel(2 + 3 * i, ylabel, f"{k0['scenario']} {k0['variant']} {k0['build']} on "
-                                         f"{group[0].os}: {metric.label}" + (f"  [{pct}]" if pct else ""), True, metric.name)]
-            else:
-                lines += ["unset arrow", "unset label", *cp_arrows(metric.name),
-                          panel(2 + 3 * i, ylabel, f"{format_params(k0['params'])}: {metric.label}"
-                                f"{_measured_at(metric, k0, cat)} (median, band: 95% CI)", False, metric.name)]
-        lines.append("unset multiplot")
-        charts.append(Chart(name, "\n".join(lines), width=860, height=280 * len(panels)))
-    return charts
+    fmt = _date_format(d for dates, _ in drawn for d in dates)
+    # a panel per charted metric this family has (an optional one may be missing)
+    panels = [(i, m) for i, m in enumerate(shown) if any(t for _, st in drawn for t in st[m.name])]
+    lines = [
+        f"set multiplot layout {len(panels)},1",
+        "set xdata time", "set timefmt '%Y-%m-%dT%H:%M:%SZ'", f"set format x '{fmt}'",
+        "set xtics rotate by -30",
+        "set key outside right top noenhanced", "set grid lc rgb '#dddddd'",
+        "set lmargin 12", "set rmargin 28",
+    ]
+    for i, metric in panels:
+        if weekly_before and (i, metric) == panels[-1]:   # said once, under the bottom panel
+            lines.append(f"set xlabel 'before {weekly_before}: one point a week (its medians)' font ',8' "
+                         "tc rgb '#666666'")
+        ylabel = f"{metric.label} ({scales[metric.name][1]})"
+        lines.append("set yrange [0:*]" if metric.zero_based else "set yrange [*:*]")
+        if metric is HEADLINE:   # the top panel: its change points, the compiler releases, the shifts found
+            lines += [*arrows, panel(2 + 3 * i, ylabel, f"{k0['scenario']} {k0['variant']} {k0['build']} on "
+                                     f"{group[0].os}: {metric.label}" + (f"  [{pct}]" if pct else ""), True, metric.name)]
+        else:
+            lines += ["unset arrow", "unset label", *cp_arrows(metric.name),
+                      panel(2 + 3 * i, ylabel, f"{format_params(k0['params'])}: {metric.label}"
+                            f"{_measured_at(metric, k0, cat)} (median, band: 95% CI)", False, metric.name)]
+    lines.append("unset multiplot")
+    return Chart(name, "\n".join(lines), width=860, height=280 * len(panels))
 
 
 def toolchain_charts(model: trends.Model, cat, datadir: Path) -> list[Chart]:

@@ -41,9 +41,8 @@ _CODE = ("columns_cache.py", "history.py", "history_summary.py", "history_rows.p
 def magic() -> bytes:
     """An entry's first line: the format, marshal's and Python's versions (marshal's
     format is Python's own), and a digest of the code whose checks an entry stands for."""
-    here = Path(__file__).resolve().parent
-    code = hashlib.sha256(b"".join((here / name).read_bytes() for name in _CODE)).hexdigest()[:16]
-    return f"bench-columns/1 marshal {marshal.version} py{sys.version_info[0]}.{sys.version_info[1]} code {code}\n".encode()
+    return f"bench-columns/1 marshal {marshal.version} py{sys.version_info[0]}.{sys.version_info[1]} " \
+           f"code {code_digest(_CODE)}\n".encode()
 
 
 def key(data: bytes) -> str:
@@ -57,9 +56,20 @@ def _path(folder: Path, k: str) -> Path:
 
 def get(folder: Path, k: str) -> dict | None:
     """The columns kept under key k, or None (no entry, or one that does not check)."""
-    path, start = _path(folder, k), magic()
+    doc = read_framed(_path(folder, k), magic())
+    return doc if type(doc) is dict else None
+
+
+def put(folder: Path, k: str, doc: dict) -> None:
+    """Keep doc under key k; a folder that cannot be written is no cache (nothing raised)."""
+    write_framed(_path(folder, k), magic(), doc)
+
+
+def read_framed(path: Path, start: bytes, max_bytes: int = MAX_BYTES):
+    """What write_framed kept at path, or None: no file, one larger than max_bytes, or
+    one whose first line is not `start` or whose payload's digest does not check."""
     try:
-        if path.stat().st_size > MAX_BYTES:
+        if path.stat().st_size > max_bytes:
             return None
         blob = path.read_bytes()
     except OSError:
@@ -68,19 +78,25 @@ def get(folder: Path, k: str) -> dict | None:
     if not blob.startswith(start) or hashlib.sha256(memoryview(blob)[head:]).digest() != blob[len(start):head]:
         return None
     try:
-        doc = marshal.loads(memoryview(blob)[head:])
+        return marshal.loads(memoryview(blob)[head:])
     except (ValueError, EOFError, TypeError):
         return None
-    return doc if type(doc) is dict else None
 
 
-def put(folder: Path, k: str, doc: dict) -> None:
-    """Keep doc under key k; a folder that cannot be written is no cache (nothing raised)."""
+def write_framed(path: Path, start: bytes, obj) -> None:
+    """obj in marshal's format after the line `start` and its payload's digest, by a
+    rename; a folder that cannot be written is no cache (nothing raised)."""
     try:
-        payload = marshal.dumps(doc)
-        atomic_write_bytes(_path(folder, k), magic() + hashlib.sha256(payload).digest() + payload, fsync=False)
+        payload = marshal.dumps(obj)
+        atomic_write_bytes(path, start + hashlib.sha256(payload).digest() + payload, fsync=False)
     except (OSError, ValueError):   # ValueError: a value marshal cannot write (none here)
         pass
+
+
+def code_digest(names) -> str:
+    """A digest of these modules' source (files beside this one)."""
+    here = Path(__file__).resolve().parent
+    return hashlib.sha256(b"".join((here / name).read_bytes() for name in names)).hexdigest()[:16]
 
 
 def prune(folder: Path, keep: set[str]) -> int:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import jinja2
 
-from benchpipe import ROOT, catalogue, charts, gcpause, history, measures, trends, units, versions
+from benchpipe import ROOT, catalogue, charts, gcpause, history, measures, series_cache, trends, units, versions
 from benchpipe.errors import BenchError
 from benchpipe.fsutil import atomic_write_text, swap_dir
 from benchpipe.metrics import HEADLINE, METRICS, charted, page_data, trended
@@ -30,6 +30,7 @@ from benchpipe.results import family_id, format_params
 SITE_SOURCE = ROOT / "gh-pages"
 CP_CACHE = Path(".cache") / "changepoints.json"  # in the site folder: trends.detect_all's cache
 COLUMNS_CACHE = Path(".cache") / "columns"  # in the site folder: summarised months as checked columns (columns_cache)
+SERIES_CACHE = Path(".cache") / series_cache.NAME  # beside it: all the summarised months as series (series_cache)
 
 
 @dataclass
@@ -269,7 +270,8 @@ def _render(out, history_dir, rep, t0, detect, jobs, cp_options, site_url, repo_
 
     t = time.perf_counter()
     model = trends.build(hist, cat, detect=detect, cache_path=out / CP_CACHE, jobs=jobs,
-                         cp_options=cp_options, columns_cache_dir=columns)
+                         cp_options=cp_options, columns_cache_dir=columns,
+                         series_cache_path=out / SERIES_CACHE if columns else None)
     rep.runs, rep.entries = len(hist.runs), hist.count
     rep.timings["load"] = loaded + model.read_s   # the history, its summarised months included
     rep.timings["model+changepoints"] = time.perf_counter() - t - model.read_s

@@ -28,7 +28,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchpipe import columns_cache, history_rows, history_summary, strictjson
+from benchpipe import columns_cache, history_rows, history_summary, series_cache, strictjson
 from benchpipe.changepoint_windows import valid_candidates, window_key, windows
 from benchpipe.errors import BenchError
 from benchpipe.fsutil import atomic_write_json
@@ -508,13 +508,21 @@ PARALLEL_MONTHS = 24
 
 
 def _add_summarised(series: dict[str, Series], hist, jobs: int | None = None,
-                    columns_cache_dir: Path | None = None) -> dict[str, tuple]:
+                    columns_cache_dir: Path | None = None, series_cache_path: Path | None = None) -> dict[str, tuple]:
     """Each summarised month's rows as points of their series (oldest month first, rows by
     date), read as columns, the months in `jobs` processes at once (through the columns
-    cache in columns_cache_dir, if given: only the entries used are kept). Returns, per
-    series, its newest row's sort key and what decoding it takes (the whole entry, made
-    only where a series' newest point is in a summarised month)."""
+    cache in columns_cache_dir, if given: only the entries used are kept), or all of it
+    from series_cache_path (series_cache) where it was kept for these months. Returns, per
+    series, its newest row's sort key and entry (decoded: a series' newest point in a
+    summarised month)."""
     months = hist.summarised
+    k = series_cache.key(months) if series_cache_path is not None else None
+    kept = series_cache.get(series_cache_path, k) if k else None
+    if kept is not None and len(kept["counts"]) == len(months):
+        for month, count in zip(months, kept["counts"]):
+            month.count = count
+        series.update((sid, Series(sid, *cols)) for sid, cols in kept["series"].items())
+        return kept["tails"]
     for m in months:
         m.cache = columns_cache_dir
     jobs = min(jobs or os.cpu_count() or 1, len(months))
@@ -535,6 +543,12 @@ def _add_summarised(series: dict[str, Series], hist, jobs: int | None = None,
             s.extend(g)
             if sid not in tails or tails[sid][0] < newest[sid][0]:
                 tails[sid] = newest[sid]
+    tails = {sid: (order, history_summary.decode(*point)) for sid, (order, point) in tails.items()}
+    if k:   # (before build adds the entries to these series)
+        series_cache.put(series_cache_path, k, {
+            "counts": [m.count for m in months], "tails": tails,
+            "series": {sid: (s.os, s.key, s.channel, s.dates, s.commits, s.runs, s.keys, s.versus, s.stats)
+                       for sid, s in series.items()}})
     return tails
 
 
@@ -550,10 +564,12 @@ def _in_order(s: Series, always: bool = False) -> None:
 
 
 def build(hist, cat, detect: bool = True, cache_path: Path | None = None, jobs: int | None = None,
-          cp_options: dict | None = None, columns_cache_dir: Path | None = None) -> Model:
+          cp_options: dict | None = None, columns_cache_dir: Path | None = None,
+          series_cache_path: Path | None = None) -> Model:
     series: dict[str, Series] = {}
     t0 = time.perf_counter()
-    tails = _add_summarised(series, hist, jobs, columns_cache_dir) if getattr(hist, "summarised", None) else {}
+    tails = _add_summarised(series, hist, jobs, columns_cache_dir, series_cache_path) \
+        if getattr(hist, "summarised", None) else {}
     read_s = time.perf_counter() - t0
     for e in hist.entries:  # sorted by date
         if e["key"].get("label"):  # A/B sides are PR artefacts, not trends
@@ -563,10 +579,10 @@ def build(hist, cat, detect: bool = True, cache_path: Path | None = None, jobs: 
         if s is None:
             s = series[sid] = Series(sid, e["os"], e["key"], channel(e))
         s.add(e)
-    for sid, (order, (row, table, run)) in tails.items():
+    for sid, (order, entry) in tails.items():
         s = series[sid]
         if s.last is None or (s.last["date"], s.last["run"], s.last["id"]) < order:
-            s.last = history_summary.decode(row, table, run)
+            s.last = entry
         _in_order(s)
     if tails:   # in the order of each series' first point, as when every point was an entry
         series = dict(sorted(series.items(), key=lambda kv: (kv[1].dates[0], kv[1].runs[0], key_id(kv[1].keys[0]))))

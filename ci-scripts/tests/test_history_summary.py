@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from benchpipe import catalogue, columns_cache, history, history_summary, publish, site, trends
+from benchpipe import catalogue, columns_cache, history, history_summary, publish, series_cache, site, trends
 from benchpipe.commands.history import add_results
 from benchpipe.errors import BenchError
 from benchpipe.results import key_id
@@ -834,6 +834,9 @@ def test_the_site_keeps_each_summarised_months_columns_and_reads_them_back(night
         return real_text_of(path, data)
 
     monkeypatch.setattr(history, "text_of", not_a_summary)
+    series_kept = out / site.SERIES_CACHE
+    assert series_kept.is_file()
+    series_kept.unlink()   # (it would answer first: test_the_site_keeps_the_summarised_months_as_series)
     site.render(root, out, jobs=1, detect=False)
     assert _tree(out) == first
     cached = trends.build(history.load(root, summaries="rows"), catalogue.load(), jobs=1, detect=False,
@@ -854,6 +857,7 @@ def test_the_site_keeps_each_summarised_months_columns_and_reads_them_back(night
     for p in stale:
         p.write_bytes(b"")
     assert columns_cache.get(cache, keys[months[0]]) is None and columns_cache.get(cache, keys[months[1]]) is None
+    series_kept.unlink()
     site.render(root, out, jobs=1, detect=False)
     assert _tree(out) == first
     assert all(columns_cache.get(cache, k) is not None for k in keys.values())
@@ -870,3 +874,62 @@ def test_the_site_keeps_each_summarised_months_columns_and_reads_them_back(night
     # entries made by other code (its checks may differ) are not used
     monkeypatch.setattr(columns_cache, "magic", lambda: b"bench-columns/1 other code\n")
     assert all(columns_cache.get(cache, k) is None for k in keys.values())
+
+
+def test_the_site_keeps_the_summarised_months_as_series(nights, tmp_path, monkeypatch):
+    """The site folder's series cache (series_cache): a render into a folder rendered
+    before keeps the series the summarised months make; the next render with the same
+    months takes them from it, reading no month, and makes the same site and model as a
+    build without any cache; a file that does not check, or another key (a month's file
+    or its run records changed), or other code, is a miss: the months are read again and
+    the series kept anew."""
+    root = tmp_path / "h"
+    add_results(root, nights)
+    history.compact(root)
+    out = tmp_path / "site"
+    site.render(root, out, jobs=1, detect=False)
+    kept = out / site.SERIES_CACHE
+    assert not kept.exists()   # a first render (a fresh runner's) writes none
+    site.render(root, out, jobs=1, detect=False)
+    first = _tree(out)
+    hist = history.load(root, summaries="rows")
+    k = series_cache.key(hist.summarised)
+    assert kept.is_file() and series_cache.get(kept, k) is not None
+    read = history.load(root, summaries="rows")
+    plain = trends.build(read, catalogue.load(), jobs=1, detect=True)
+
+    def no_month(month):
+        raise AssertionError(f"{month.path} read")
+
+    monkeypatch.setattr(trends, "_month_columns", no_month)
+    site.render(root, out, jobs=1, detect=False)
+    assert _tree(out) == first
+    hist = history.load(root, summaries="rows")
+    cached = trends.build(hist, catalogue.load(), jobs=1, detect=True, series_cache_path=kept)
+    assert hist.count == read.count
+    assert list(cached.series) == list(plain.series) and cached.regressions == plain.regressions
+    assert cached.latest == plain.latest
+    for sid, s in plain.series.items():
+        c = cached.series[sid]
+        assert (c.os, c.key, c.channel, c.dates, c.commits, c.runs, c.keys, c.versus, c.stats, c.last,
+                c.metric_changepoints) == \
+            (s.os, s.key, s.channel, s.dates, s.commits, s.runs, s.keys, s.versus, s.stats, s.last,
+             s.metric_changepoints), sid
+    monkeypatch.setattr(trends, "_month_columns", _REAL_MONTH_COLUMNS)
+
+    # what the key is of: each month's file and its run records
+    months = hist.summarised
+    assert series_cache.key(months) == k
+    months[0].runs = {**months[0].runs, "extra": {"date": "x"}}
+    assert series_cache.key(months) != k
+    assert series_cache.key(months[1:]) not in (k, None)
+    # a flipped byte, other code: misses, read again and kept anew
+    blob = bytearray(kept.read_bytes())
+    blob[-1] ^= 1
+    kept.write_bytes(bytes(blob))
+    assert series_cache.get(kept, k) is None
+    site.render(root, out, jobs=1, detect=False)
+    assert _tree(out) == first and series_cache.get(kept, k) is not None
+    monkeypatch.setattr(series_cache, "_start", lambda: "bench-series/1 other code")
+    assert series_cache.get(kept, k) is None
+

@@ -32,6 +32,14 @@ def test_the_newest_year_is_drawn_point_by_point_and_before_it_a_point_a_week():
     # a series within its year is drawn whole, and said to be
     assert charts.drawn_points(dates[-300:]) == ([[i] for i in range(300)], None)
     assert charts.drawn_points([]) == ([], None)
+    # the weeks and the nights drawn alone, as the chart takes them: the same points
+    weekly, first, cut = charts._weeks(dates)
+    assert (weekly, first, cut) == (points[:len(weekly)], len(dates) - 366, before)
+    # dates out of order (no series has them): each still drawn once, a night before the cut in its week
+    mixed = dates[100:799] + dates[:100] + dates[799:]
+    points, _ = charts.drawn_points(mixed)
+    assert sorted(i for p in points for i in p) == list(range(800))
+    assert charts._weeks(mixed) == (points, len(mixed), before)   # none taken as drawn alone by position
 
 
 def test_a_three_year_chart_draws_weekly_medians_and_keeps_every_change_point(tmp_path):

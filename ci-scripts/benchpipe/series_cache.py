@@ -1,0 +1,67 @@
+"""The site folder's cache of every summarised month read as series (`.cache/series.marshal`).
+
+A summarised month never changes once written (until compaction rewrites it), and the
+months summarised change once a month; yet every render turned ten years of them into
+series again: at ten years 1,053 files and 1.2 million points an OS, most of a night's
+load even with their columns cached (columns_cache). So the series the summarised months
+make (trends._add_summarised: each series' stretch, its newest summarised point as an
+entry, each month's point count) are kept in one file, under a key of everything they
+were made from: each month's name, the SHA-256 of its file's bytes and its month's run
+records, in order. A render whose summarised months are those reads that one file.
+
+Derived data only, in columns_cache's frame (the first line says the format, Python's
+version, a digest of the code that makes the series and the key; then the payload's
+digest): anything else (another key, a torn write, other code) is a miss, and the months
+are read as before, then kept anew. Trusted as far as the site folder it is in."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import marshal
+import sys
+from pathlib import Path
+
+from benchpipe import columns_cache
+
+NAME = "series.marshal"
+MAX_BYTES = 2 * 2**30   # ten years of one OS's series are ~100 MiB
+# what turns a summarised month into series (trends._add_summarised and what it calls)
+_CODE = (*columns_cache._CODE, "series_cache.py", "trends.py", "metrics.py", "results.py")
+
+
+@functools.cache
+def _start() -> str:
+    return f"bench-series/1 marshal {marshal.version} py{sys.version_info[0]}.{sys.version_info[1]} " \
+           f"code {columns_cache.code_digest(_CODE)}"
+
+
+def key(months) -> str | None:
+    """The key of these summarised months (history.SummarisedMonth, in the order they are
+    read): each one's month, its file's digest and its run records'. None where a file
+    cannot be read (the months are read as before, which says why)."""
+    h = hashlib.sha256()
+    runs: dict[int, bytes] = {}   # the months of one calendar month share their run records
+    for m in months:
+        try:
+            data = m.path.read_bytes()
+        except OSError:
+            return None
+        if id(m.runs) not in runs:
+            text = json.dumps(m.runs, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+            runs[id(m.runs)] = hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
+        name = m.month.encode("utf-8", "surrogatepass")
+        h.update(len(name).to_bytes(8, "little") + name + hashlib.sha256(data).digest() + runs[id(m.runs)])
+    return h.hexdigest()
+
+
+def get(path: Path, k: str) -> dict | None:
+    """The series kept under key k at path, or None."""
+    doc = columns_cache.read_framed(path, f"{_start()} key {k}\n".encode(), MAX_BYTES)
+    return doc if type(doc) is dict else None
+
+
+def put(path: Path, k: str, doc: dict) -> None:
+    """Keep doc under key k at path (replacing what was there)."""
+    columns_cache.write_framed(path, f"{_start()} key {k}\n".encode(), doc)
