@@ -464,7 +464,7 @@ def render_site(wt: Path, out: Path, *, site_url: str = "", repo_url: str = "", 
                 detect: bool = True) -> site.SiteReport:
     """The site of the history in work tree wt, rendered into a new folder swapped in
     for out whole (a failed render leaves out as it was), with a copy of data.js. The
-    previous folder's caches (change points, summarised months' columns) are carried over."""
+    previous folder's caches (change points, summarised months' columns and series) are carried over."""
     out = out.resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}-new-", dir=out.parent))

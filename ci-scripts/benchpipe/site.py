@@ -7,7 +7,7 @@ Pages: no fetch(), per-scenario data is a .js file assigning a global, loaded wi
 
 Files written in out_dir: index.html, scenario-<name>.html, regressions.html,
 compilers.html (newer compiler against older, same runner), about.html, assets/, charts/ (svg, png), data/<scenario>.js,
-.cache/ (change points, summarised months' columns), .nojekyll. Nothing else in out_dir is touched (the history, dev/bench/data.js)."""
+.cache/ (change points, summarised months' columns and series), .nojekyll. Nothing else in out_dir is touched (the history, dev/bench/data.js)."""
 
 from __future__ import annotations
 
@@ -226,8 +226,8 @@ def machines(model: trends.Model) -> list[dict]:
 
 def rendered_before(folder: Path) -> bool:
     """Whether a site was rendered into this folder before (one kept between renders),
-    which is where the summarised months' columns cache is kept: a first render, as on a
-    fresh runner, would write it for nothing."""
+    which is where the summarised months' columns and series caches are kept: a first
+    render, as on a fresh runner, would write them for nothing."""
     return (Path(folder) / "index.html").is_file()
 
 
