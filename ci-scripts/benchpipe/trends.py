@@ -518,11 +518,16 @@ def _add_summarised(series: dict[str, Series], hist, jobs: int | None = None,
     months = hist.summarised
     k = series_cache.key(months) if series_cache_path is not None else None
     kept = series_cache.get(series_cache_path, k) if k else None
-    if kept is not None and len(kept["counts"]) == len(months):
-        for month, count in zip(months, kept["counts"]):
-            month.count = count
-        series.update((sid, Series(sid, *cols)) for sid, cols in kept["series"].items())
-        return kept["tails"]
+    try:   # (a file of another shape, though its digest checks, is a miss)
+        if kept is not None and len(kept["counts"]) == len(months):
+            got = {sid: Series(sid, *cols) for sid, cols in kept["series"].items()}
+            tails = dict(kept["tails"])
+            for month, count in zip(months, kept["counts"]):
+                month.count = count
+            series.update(got)
+            return tails
+    except (KeyError, TypeError, ValueError):
+        pass
     for m in months:
         m.cache = columns_cache_dir
     jobs = min(jobs or os.cpu_count() or 1, len(months))

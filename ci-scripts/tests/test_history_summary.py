@@ -923,13 +923,23 @@ def test_the_site_keeps_the_summarised_months_as_series(nights, tmp_path, monkey
     months[0].runs = {**months[0].runs, "extra": {"date": "x"}}
     assert series_cache.key(months) != k
     assert series_cache.key(months[1:]) not in (k, None)
-    # a flipped byte, other code: misses, read again and kept anew
-    blob = bytearray(kept.read_bytes())
+    assert series_cache.get(kept, "0" * 64) is None   # another key: a miss
+    # a flipped byte, a torn file, one of another shape, other code: misses, read again and kept anew
+    whole = kept.read_bytes()
+    blob = bytearray(whole)
     blob[-1] ^= 1
     kept.write_bytes(bytes(blob))
     assert series_cache.get(kept, k) is None
+    left = out / ".cache" / f".{kept.name}.x1.tmp"   # what a render killed while writing leaves
+    left.write_bytes(b"x")
     site.render(root, out, jobs=1, detect=False)
-    assert _tree(out) == first and series_cache.get(kept, k) is not None
+    assert _tree(out) == first and series_cache.get(kept, k) is not None and not left.exists()
+    kept.write_bytes(whole[:len(whole) // 2])
+    assert series_cache.get(kept, k) is None
+    series_cache.put(kept, k, {"counts": [0] * len(months), "series": {"x": (1,)}, "tails": {}})
+    assert series_cache.get(kept, k) is not None
+    site.render(root, out, jobs=1, detect=False)
+    assert _tree(out) == first and series_cache.get(kept, k)["series"].keys() == plain.series.keys()
     monkeypatch.setattr(series_cache, "_start", lambda: "bench-series/1 other code")
     assert series_cache.get(kept, k) is None
 
