@@ -70,17 +70,17 @@ series-years and none on the last, as the whole-series search did.
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import math
-import statistics
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
 from scipy.stats import norm
-from signal_processing_algorithms.determinism import deterministic_numpy_random
+from signal_processing_algorithms.energy_statistics import cext_calculator
 from signal_processing_algorithms.energy_statistics import energy_statistics as es
 
-from benchpipe.changepoint_windows import core, valid_candidates, window_key, windows
+from benchpipe.changepoint_windows import core, valid_candidates, window_keys, windows
 from benchpipe.results import key_id
 
 SEED = 1234
@@ -150,12 +150,24 @@ def _segments(n: int, cps: list[int]) -> list[tuple[int, int]]:
     return list(zip(bounds, bounds[1:]))
 
 
-def _describe(points: list[Point] | Columns, values: list[float], cps: list[int]) -> list[ChangePoint]:
+def _describe(points: list[Point] | Columns, values, cps: list[int], medians: dict | None = None) -> list[ChangePoint]:
+    """The change points at cps, each with the medians of the segments on either side
+    (numpy's median of the values as doubles, statistics.median's value; `medians` keeps
+    them by segment across the calls of one confirmation, which drops one point at a time)."""
+    arr = np.asarray(values, dtype=np.float64)
+    medians = {} if medians is None else medians
+
+    def median(a: int, b: int) -> float:
+        m = medians.get((a, b))
+        if m is None:
+            m = medians[a, b] = float(np.median(arr[a:b]))
+        return m
+
     out = []
-    segs = _segments(len(values), cps)
+    segs = _segments(len(arr), cps)
     for (a, b), (_, c) in zip(segs, segs[1:]):
-        before = statistics.median(values[a:b])
-        after = statistics.median(values[b:c])
+        before = median(a, b)
+        after = median(b, c)
         ratio = after / before if before > 0 else (1.0 if after == before else math.inf)
         out.append(ChangePoint(
             index=b, commit=points[b].commit, timestamp=points[b].timestamp,
@@ -172,12 +184,16 @@ def candidates(values, *, pvalue: float = 0.05, permutations: int = PERMUTATIONS
         return []
     # Scale to the median so the statistics do not depend on the unit.
     scale = float(np.median(np.abs(arr))) or 1.0
-    with deterministic_numpy_random(seed):
-        cps = sorted(int(i) for i in e_divisive(arr / scale, pvalue=pvalue, permutations=permutations))
+    # The library's deterministic_numpy_random(seed) draws, from a generator of our own
+    # seeded the same way: the global one's state saved and restored took 10 % of a window.
+    _DRAWS.seed(seed)
+    cps = sorted(int(i) for i in e_divisive(arr / scale, pvalue=pvalue, permutations=permutations,
+                                            shuffle=_DRAWS.shuffle))
     return [i for i in cps if 0 < i < len(arr)]
 
 
-def e_divisive(series, pvalue: float = 0.05, permutations: int = PERMUTATIONS) -> list[int]:
+def e_divisive(series, pvalue: float = 0.05, permutations: int = PERMUTATIONS,
+               shuffle=np.random.shuffle) -> list[int]:
     """The library's e_divisive (signal_processing_algorithms 2.1.6, whose distance matrix
     and t statistics it calls), with one change: a permutation test stops as soon as
     more permutations beat the candidate than its p-value allows (more than pvalue x
@@ -192,13 +208,13 @@ def e_divisive(series, pvalue: float = 0.05, permutations: int = PERMUTATIONS) -
     change_points: list[int] = []
     memo: dict[tuple[int, int], tuple[int, float]] = {}
     # as the library's loop: a change point at 0 (none can be) would end it too
-    while cp := _next_change_point(distances, change_points, memo, pvalue, permutations):
+    while cp := _next_change_point(distances, change_points, memo, pvalue, permutations, shuffle):
         change_points.append(cp)
     return change_points
 
 
 def _next_change_point(distances: np.ndarray, change_points: list[int], memo: dict, pvalue: float,
-                       permutations: int) -> int | None:
+                       permutations: int, shuffle) -> int | None:
     """The library's _get_next_significant_change_point, stopping its permutations early."""
     bounds = [0, *sorted(change_points), len(distances)]
     spans = list(zip(bounds, bounds[1:]))
@@ -212,17 +228,14 @@ def _next_change_point(distances: np.ndarray, change_points: list[int], memo: di
     best = max(found, key=lambda x: x[1])
     better = 0
     # The library's draws (a shuffle of each span, in order) and values (the largest t of
-    # the shuffled span), with less Python around them: the rows then the columns taken
-    # in C, and numpy's max, which is the builtin's but where a t is NaN (finite values
-    # so large that their sums overflow): then the builtin's, as the library takes it.
-    # 200 windows of 60-120 points at 3 % noise: 8.9 ms a window before, 4.8.
-    ranges = [np.arange(a, b) for a, b in spans]
+    # the shuffled span, `_Shuffled`), and numpy's max, which is the builtin's but where a
+    # t is NaN (finite values so large that their sums overflow): then the builtin's, as
+    # the library takes it.
+    shufflers = [_Shuffled(distances[a:b, a:b], shuffle) for a, b in spans]
     for _ in range(permutations):
         beaten = []
-        for span in ranges:
-            rows = span.copy()
-            np.random.shuffle(rows)
-            t = es._calculate_t_stats(distances.take(rows, 0).take(rows, 1))
+        for shuffled in shufflers:
+            t = shuffled.t_stats()
             top = t.max()
             beaten.append(top if top == top else max(t))
         if max(beaten) >= best[1]:
@@ -232,9 +245,60 @@ def _next_change_point(distances: np.ndarray, change_points: list[int], memo: di
     return best[0]   # every permutation drawn, and never too many beat it: significant
 
 
+class _Shuffled:
+    """One span of a permutation test: each `t_stats()` shuffles the span's rows and
+    columns with the library's draw (np.random.shuffle of the span's indices; the draws
+    depend on its length alone) and gives the library's t statistics of it, from the
+    library's own C function, called on buffers made once a span rather than through
+    the library's wrapper, whose argument checks and conversions were half a call's
+    time. Same code on the same matrix: the same values, bit for bit.
+    200 windows of 60-120 points at 3 % noise: 8.9 ms a window at first, 4.8 with the
+    rows and columns taken in C, TUNED_MS with these buffers (devtools note in the commit)."""
+
+    def __init__(self, span: np.ndarray, shuffle):
+        self.shuffle = shuffle
+        self.span = np.ascontiguousarray(span)
+        n = len(span)
+        self.n = n
+        self.order = np.arange(n)
+        self.rows = np.empty_like(self.span)
+        self.matrix = np.empty_like(self.span)
+        self.t = np.empty(n)
+        self.call = _T_STAT_VALUES and functools.partial(
+            _T_STAT_VALUES, self.matrix.ctypes.data, self.t.ctypes.data, n)
+
+    def t_stats(self) -> np.ndarray:
+        order = self.order.copy()   # a fresh arange, as the library shuffles one
+        self.shuffle(order)
+        # mode="clip": the indices are in range, and "raise" would copy through a buffer
+        self.span.take(order, 0, out=self.rows, mode="clip")
+        self.rows.take(order, 1, out=self.matrix, mode="clip")
+        if self.call is None:
+            return es._calculate_t_stats(self.matrix)
+        if not self.call():
+            raise RuntimeError("the library's t_stat_values failed")
+        return self.t
+
+
+def _t_stat_values():
+    """The library's C t_stat_values, loaded again with plain pointer arguments (its own
+    handle keeps its checked ones); None where the library has no C extension."""
+    if not cext_calculator.C_EXTENSION_LOADED:
+        return None
+    fn = ctypes.CDLL(cext_calculator.LIB_E_DIVISIVE._name).t_stat_values
+    fn.restype = ctypes.c_bool
+    fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]
+    return fn
+
+
+_T_STAT_VALUES = _t_stat_values()
+_DRAWS = np.random.RandomState()
+
+
 def detect(series: list[Point] | Columns, *, pvalue: float = 0.05, permutations: int = PERMUTATIONS,
            min_change: float = 0.03, min_z: float = MIN_Z, seed: int = SEED, window: int | None = None,
-           step: int | None = None, known: dict[str, list[int]] | None = None) -> list[ChangePoint]:
+           step: int | None = None, known: dict[str, list[int]] | None = None,
+           keys: list[str] | None = None) -> list[ChangePoint]:
     """Change points of one series, in order. See the module docstring.
 
     With `window` (and `step`, default window // 2), E-Divisive looks at each of
@@ -242,9 +306,12 @@ def detect(series: list[Point] | Columns, *, pvalue: float = 0.05, permutations:
     the confirmation then judges those candidates on the whole series. The cost grows
     with n rather than n squared, and a window's candidates depend on its values alone:
     `known` maps `window_key` to them (read, and filled with what was computed), so a
-    series that grew by a night analyses only its newest window again."""
-    values = [float(v) for v in series.values] if isinstance(series, Columns) else [float(p.value) for p in series]
-    arr = np.asarray(values)   # (the checks in numpy: ten years are 3,650 values a series)
+    series that grew by a night analyses only its newest window again. `keys`: the
+    windows' keys, where the caller has them already (trends.detect_all).
+
+    (The values in numpy, converted once: ten years are 3,650 values a series.)"""
+    arr = np.asarray(series.values if isinstance(series, Columns) else [p.value for p in series], dtype=np.float64)
+    values = arr.tolist()
     if len(values) < MIN_POINTS or not np.isfinite(arr).all():
         return []
     if (arr == arr[0]).all():
@@ -255,28 +322,31 @@ def detect(series: list[Point] | Columns, *, pvalue: float = 0.05, permutations:
     else:
         step = step or window // 2
         spans = windows(len(values), window, step)
+        if keys is None or len(keys) != len(spans):
+            keys = window_keys(values, spans)
         cps = []
-        for k, (a, b) in enumerate(spans):
-            key = window_key(values[a:b])
+        for k, ((a, b), key) in enumerate(zip(spans, keys)):
             found = known.get(key) if known is not None else None
             if not valid_candidates(found, b - a):
                 # not known, or not what a search of these b - a values can give (a
                 # damaged or hand-made cache): search again
-                found = candidates(values[a:b], **opts)
+                found = candidates(arr[a:b], **opts)
                 if known is not None:
                     known[key] = found
             lo, hi = core(k, len(spans), a, b, window, step)
             cps += [a + i for i in found if lo <= a + i < hi]
-    return confirm(series, values, cps, min_change=min_change, min_z=min_z)
+    return confirm(series, arr, cps, min_change=min_change, min_z=min_z)
 
 
-def confirm(series: list[Point] | Columns, values: list[float], cps: list[int], *, min_change: float = 0.03,
+def confirm(series: list[Point] | Columns, values, cps: list[int], *, min_change: float = 0.03,
             min_z: float = MIN_Z) -> list[ChangePoint]:
     """The candidates that pass both bars, described on the whole series."""
+    values = np.asarray(values, dtype=np.float64)
+    medians: dict = {}
     cps = sorted(set(cps))
     # Drop shifts below the practical size, smallest first, merging the segments around them.
     while cps:
-        found = _describe(series, values, cps)
+        found = _describe(series, values, cps, medians)
         weakest = min(found, key=lambda c: abs(math.log(c.ratio)) if c.ratio > 0 and math.isfinite(c.ratio) else math.inf)
         if abs(weakest.ratio - 1.0) >= min_change:
             break
@@ -284,12 +354,12 @@ def confirm(series: list[Point] | Columns, values: list[float], cps: list[int], 
     # Then those the series' own noise explains, weakest first (see "Confirmation").
     sigma = noise(values)
     while cps and sigma > 0:
-        found = _describe(series, values, cps)
+        found = _describe(series, values, cps, medians)
         weakest = min(found, key=lambda c: _z(c, sigma))
         if _z(weakest, sigma) >= min_z:
             break
         cps.remove(weakest.index)
-    return _describe(series, values, cps)
+    return _describe(series, values, cps, medians)
 
 
 def noise(values: list[float]) -> float:
@@ -303,7 +373,8 @@ def noise(values: list[float]) -> float:
     came out two to three times too small now and then, so that noise passed the 6
     standard errors of the confirmation (devtools/cpbench.py --nightly at 3 % noise: 3
     false change points per 100 series-years, all on nights 8-10)."""
-    logs = np.log(np.asarray([v for v in values if v > 0]))
+    arr = np.asarray(values, dtype=np.float64)
+    logs = np.log(arr[arr > 0])
     if len(logs) < 3:
         return 0.0
     d = np.diff(logs)

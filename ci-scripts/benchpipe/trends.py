@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchpipe import columns_cache, history_rows, history_summary, series_cache, strictjson
-from benchpipe.changepoint_windows import valid_candidates, window_key, windows
+from benchpipe.changepoint_windows import valid_candidates, window_keys, windows
 from benchpipe.errors import BenchError
 from benchpipe.fsutil import atomic_write_json
 from benchpipe.history import channel
@@ -53,11 +53,11 @@ def _detect_one(args) -> tuple[list[dict], dict[str, list[int]]]:
     # structlog, scipy.spatial) `bench --help` took 0.07 s more CPU, for nothing
     from benchpipe import changepoints
 
-    cid, options, known, window, step = args
+    cid, options, known, window, step, keys = args
     commits, dates, values = _FORKED[cid] if isinstance(cid, str) else cid
     had = dict(known)
     cps = [cp.to_json() for cp in changepoints.detect(changepoints.Columns(commits, dates, values), **options,
-                                                      window=window, step=step, known=known)]
+                                                      window=window, step=step, known=known, keys=keys)]
     return cps, {k: v for k, v in known.items() if had.get(k) is not v}  # searched now (a bad entry replaced)
 
 
@@ -182,9 +182,9 @@ def detect_all(series: dict[str, tuple[list, list, list]], cache_path: Path | No
                 and all(0 < cp["index"] < len(values) for cp in c["cps"]):
             out[sid], keys_of[sid] = c["cps"], c["windows"]
         else:
-            keys_of[sid] = [window_key(values[a:b]) for a, b in spans]
+            keys_of[sid] = window_keys(values, spans)
             known = {k: known_windows[k] for k in keys_of[sid] if k in known_windows}
-            todo.append((sid, [(commits, dates, values), options, known, window, step]))
+            todo.append((sid, [(commits, dates, values), options, known, window, step, keys_of[sid]]))
         full_keys.update(k for k, (a, b) in zip(keys_of[sid], spans) if b - a == window)
     computed: dict[str, list[int]] = {}
     if todo:
@@ -557,10 +557,24 @@ def _add_summarised(series: dict[str, Series], hist, jobs: int | None = None,
     return tails
 
 
+def _positive(values: list) -> list[int] | None:
+    """The positions of the values that are numbers above 0 (not None, 0 or NaN), or None
+    when all are: the common case, told by C loops (min, sum; a NaN makes the sum NaN)
+    rather than a Python one over each of 1,368 series x 3,650 nights x 3 metrics."""
+    try:
+        if values and min(values) > 0 and (total := sum(values)) == total:
+            return None
+    except TypeError:   # a None among them
+        pass
+    return [i for i, v in enumerate(values) if (v or 0) > 0]
+
+
 def _in_order(s: Series, always: bool = False) -> None:
     """The points by (date, run, id), as history.load orders entries: a no-op unless a
-    whole entry is older than a summarised row (a hand-made history), or `always`."""
-    if not always and all(a <= b for a, b in zip(s.dates, s.dates[1:])):
+    whole entry is older than a summarised row (a hand-made history), or `always`.
+    (Sorted already: the dates equal to their sorted copy, which timsort finds in one
+    pass, in C.)"""
+    if not always and s.dates == sorted(s.dates):
         return
     order = sorted(range(len(s)), key=lambda i: (s.dates[i], s.runs[i], key_id(s.keys[i])))
     for col in (s.dates, s.commits, s.runs, s.keys, s.versus, *s.stats.values()):
@@ -624,10 +638,11 @@ def build(hist, cat, detect: bool = True, cache_path: Path | None = None, jobs: 
             # is left out of that metric's series
             for metric in with_changepoints():
                 values = s.medians(metric.name)
-                idx = [i for i, v in enumerate(values) if (v or 0) > 0]
+                idx = _positive(values)
                 # (the headline keeps the plain series id: its cached analyses stay valid)
                 cid = sid if metric is HEADLINE else f"{sid}|{metric.name}"
-                if len(idx) == len(values):
+                if idx is None:
+                    idx = range(len(values))
                     inputs[cid] = (s.commits, s.dates, values)
                 else:
                     inputs[cid] = ([s.commits[i] for i in idx], [s.dates[i] for i in idx], [values[i] for i in idx])

@@ -159,3 +159,36 @@ def test_the_early_stopping_search_finds_what_the_library_finds():
         with deterministic_numpy_random(cp.SEED):
             got = cp.e_divisive(np.asarray(x), pvalue=0.05, permutations=cp.PERMUTATIONS)
         assert got == want, (x, got, want)
+
+
+def test_candidates_draw_as_the_library_without_touching_the_global_generator(monkeypatch):
+    """candidates() seeds a generator of its own and calls the library's C t statistics
+    on buffers of its own (changepoints._Shuffled): the change points are still those of
+    the library's e_divisive under deterministic_numpy_random(SEED), on the same scaled
+    values, with the C function and with the library's Python fallback; and numpy's
+    global generator is left where it was."""
+    from signal_processing_algorithms.determinism import deterministic_numpy_random
+    from signal_processing_algorithms.energy_statistics.energy_statistics import e_divisive
+
+    rng = np.random.default_rng(7)
+    series = []
+    for k in range(40):
+        n = int(rng.integers(6, 130))
+        x = np.exp(rng.normal(0, 0.03, n))
+        if k % 2:
+            x[int(rng.integers(1, n)):] *= float(rng.choice([0.9, 1.1, 1.3]))
+        series.append(x)
+    series.append(np.array([1.0, 2.0] * 20))   # few distinct values: permutations that tie
+    wants = []
+    for x in series:
+        with deterministic_numpy_random(cp.SEED):
+            wants.append(sorted(int(i) for i in e_divisive(x / float(np.median(np.abs(x))), pvalue=0.05,
+                                                           permutations=cp.PERMUTATIONS)))
+    assert sum(map(len, wants)) >= 15
+    np.random.seed(99)
+    before = np.random.random()
+    np.random.seed(99)
+    assert [cp.candidates(x) for x in series] == wants
+    assert np.random.random() == before
+    monkeypatch.setattr(cp, "_T_STAT_VALUES", None)
+    assert [cp.candidates(x) for x in series] == wants

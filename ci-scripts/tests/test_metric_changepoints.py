@@ -60,3 +60,15 @@ def test_entries_without_a_figure_are_left_out_of_its_series():
     (s,) = model.series.values()
     (cp,) = s.metric_changepoints["cpu"]
     assert cp["index"] == 9 and s.commits[9] == cp["commit"] == "c09"
+
+
+def test_a_series_keeps_the_points_with_a_figure_above_zero():
+    """trends._positive: None when every value is a number above 0 (the series searched
+    as it is), else the positions of those that are; None, 0, negatives and NaN left out."""
+    nan = float("nan")
+    assert trends._positive([1.0, 2.5, 3]) is None
+    assert trends._positive([1.0, None, 2.0]) == [0, 2]
+    assert trends._positive([0.0, 1.0, -1.0, 2.0]) == [1, 3]
+    assert trends._positive([1.0, nan, 2.0]) == [0, 2]
+    assert trends._positive([nan, 1.0]) == [1]
+    assert trends._positive([None]) == []
