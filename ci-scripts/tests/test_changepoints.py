@@ -165,9 +165,11 @@ def test_candidates_draw_as_the_library_without_touching_the_global_generator(mo
     """candidates() seeds a generator of its own and calls the library's C t statistics
     on buffers of its own (changepoints._Shuffled): the change points are still those of
     the library's e_divisive under deterministic_numpy_random(SEED), on the same scaled
-    values, with the C function and with the library's Python fallback; and numpy's
-    global generator is left where it was."""
+    values, with the C function and with the library's Python t statistics; its generator
+    ends where the library's does, and a span's t statistics are the library's bit for bit;
+    and numpy's global generator is left where it was."""
     from signal_processing_algorithms.determinism import deterministic_numpy_random
+    from signal_processing_algorithms.energy_statistics import energy_statistics as es
     from signal_processing_algorithms.energy_statistics.energy_statistics import e_divisive
 
     rng = np.random.default_rng(7)
@@ -190,5 +192,37 @@ def test_candidates_draw_as_the_library_without_touching_the_global_generator(mo
     np.random.seed(99)
     assert [cp.candidates(x) for x in series] == wants
     assert np.random.random() == before
+    # the draws themselves (change points are too coarse to see them all): after each
+    # search, its generator is where numpy's global one is after the same search
+    # (cp.e_divisive, which stops where the library's goes on drawing) from the library's
+    # deterministic_numpy_random(SEED), whatever was searched before it
+    for x in (series[1], series[0], series[1]):
+        cp.candidates(x)
+        with deterministic_numpy_random(cp.SEED):
+            cp.e_divisive(x / float(np.median(np.abs(x))), pvalue=0.05, permutations=cp.PERMUTATIONS)
+            lib = np.random.get_state()
+        ours = cp._DRAWS.get_state()
+        assert ours[0] == lib[0] and (ours[1] == lib[1]).all() and ours[2:] == lib[2:]
+    # and a span's t statistics, permutation by permutation, bit for bit the library's
+    # of the span taken in its shuffled order
+    x = max(series, key=len)   # (over 70 points)
+    d = es._get_distance_matrix(es._get_valid_input(x))
+    span = cp._Shuffled(d[5:70, 5:70], cp._DRAWS.shuffle)
+    cp._DRAWS.seed(cp.SEED)
+    ours = [span.t_stats().copy() for _ in range(20)]
+    with deterministic_numpy_random(cp.SEED):
+        lib = []
+        for _ in range(20):
+            rows = np.arange(5, 70)
+            np.random.shuffle(rows)
+            lib.append(es._calculate_t_stats(d[np.ix_(rows, rows)]))
+    assert all(a.tobytes() == b.tobytes() for a, b in zip(ours, lib))
+    # the library's Python t statistics, where its C extension is missing, for both
     monkeypatch.setattr(cp, "_T_STAT_VALUES", None)
-    assert [cp.candidates(x) for x in series] == wants
+    monkeypatch.setattr(es, "C_EXTENSION_LOADED", False)
+    some = series[::8]
+    with deterministic_numpy_random(cp.SEED):
+        python = [sorted(int(i) for i in e_divisive(x / float(np.median(np.abs(x))), pvalue=0.05,
+                                                      permutations=cp.PERMUTATIONS)) for x in some]
+    assert python == wants[::8]
+    assert [cp.candidates(x) for x in some] == python

@@ -149,7 +149,7 @@ def test_change_points_incremental_reuse(tmp_path, monkeypatch):
     newest window, and what the cache holds never changes the answer."""
     import random
 
-    from benchpipe import changepoints, trends
+    from benchpipe import changepoint_windows, changepoints, trends
 
     rng = random.Random(1)
     vals = [1.0 + rng.gauss(0, 0.01) for _ in range(150)] + [1.3 + rng.gauss(0, 0.01) for _ in range(150)]
@@ -170,8 +170,9 @@ def test_change_points_incremental_reuse(tmp_path, monkeypatch):
     assert [cp["index"] for cp in grown["s"]] == [150] and grown["s"][0]["commit"] == "c150"
     assert grown == trends.detect_all({"s": mk(300)}, None, jobs=1, window=100, step=50)  # as a cold render
     doc = json.loads(cache.read_text())
+    # (window_keys, from one buffer, gives each window's own window_key)
     assert len(doc["windows"]) == 5 and doc["series"]["s"]["windows"] == [
-        changepoints.window_key(vals[a:b]) for a, b in ((0, 100), (50, 150), (100, 200), (150, 250), (200, 300))]
+        changepoint_windows.window_key(vals[a:b]) for a, b in ((0, 100), (50, 150), (100, 200), (150, 250), (200, 300))]
     # another layout of the cache (or a damaged one) is started afresh, not trusted
     cache.write_text(json.dumps({**doc, "step": 40}))
     before = len(searched)
