@@ -34,13 +34,13 @@ def core(k: int, count: int, start: int, end: int, window: int, step: int) -> tu
 def window_key(values) -> str:
     """What a window's candidates depend on: its values (and the options, checked by
     the caller's cache)."""
-    return hashlib.sha256(array("d", values).tobytes()).hexdigest()[:24]
+    return window_keys(values, [(0, len(values))])[0]
 
 
 def window_keys(values, spans) -> list[str]:
-    """window_key of each [start, end) of values, from one buffer of the values as
-    doubles (the same bytes as each window's own array: a night computes the keys of
-    every window of every series that grew, about 60 a series of ten years)."""
+    """window_key of each [start, end) of values: the SHA-256 of its values as doubles,
+    hashed from one buffer of them all (a night computes the keys of every window of
+    every series that grew, about 60 a series of ten years)."""
     data = memoryview(array("d", values))
     return [hashlib.sha256(data[a:b]).hexdigest()[:24] for a, b in spans]
 

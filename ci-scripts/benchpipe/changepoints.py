@@ -262,7 +262,6 @@ class _Shuffled:
         self.shuffle = shuffle
         self.span = np.ascontiguousarray(span, dtype=np.float64)   # what the C code reads
         n = len(span)
-        self.n = n
         self.order = np.arange(n)
         self.rows = np.empty_like(self.span)
         self.matrix = np.empty_like(self.span)
