@@ -664,13 +664,8 @@ def render(charts: Iterable[Chart], outdir: Path, workdir: Path, jobs: int | Non
                                                  stderr=subprocess.PIPE)))
 
     try:
-        chunk: list[Chart] = []
-        for c in charts:
-            chunk.append(c)
-            if len(chunk) == batch:
-                start(chunk)
-                chunk = []
-        if chunk:
+        made = iter(charts)
+        while chunk := list(itertools.islice(made, batch)):
             start(chunk)
         while running:
             finish(*running.pop(0))
