@@ -39,6 +39,7 @@ from benchpipe import catalogue, trends, units, versions
 from benchpipe.errors import BenchError
 from benchpipe.metrics import HEADLINE, charted, trended
 from benchpipe.results import family_id, format_params
+from benchpipe.week_cache import WeekCache
 
 GREY = "#555555"
 
@@ -433,26 +434,63 @@ def _median(values) -> float:
     return v[h] if n % 2 else (v[h - 1] + v[h]) / 2
 
 
-def trend_charts(model: trends.Model, datadir: Path, cat=None) -> list[Chart]:
+def trend_charts(model: trends.Model, datadir: Path, cat=None, week_cache: Path | None = None) -> list[Chart]:
     """A chart per benchmark family and OS (trends.trend_chart_name): its series over the
-    nights, a panel per trended metric, each family's data file written into datadir.
-    (In forked processes it took as long: the children's reads of the parent's series
-    copied the pages they are in.)"""
-    return list(iter_trend_charts(model, datadir, cat))
+    nights, a panel per trended metric, each family's data file written into datadir;
+    the weekly points kept at week_cache (benchpipe.week_cache) are used, and those
+    drawn kept there. (In forked processes it took as long: the children's reads of the
+    parent's series copied the pages they are in.)"""
+    return list(iter_trend_charts(model, datadir, cat, week_cache))
 
 
-def iter_trend_charts(model: trends.Model, datadir: Path, cat=None) -> Iterator[Chart]:
+def iter_trend_charts(model: trends.Model, datadir: Path, cat=None, week_cache: Path | None = None) -> Iterator[Chart]:
     """trend_charts one at a time, each yielded once its data file is written (for render
-    to draw while the next are made)."""
+    to draw while the next are made); the weeks are kept once the last is."""
     fams: dict[str, list[trends.Series]] = {}
     for s in model.series.values():
         fams.setdefault(trends.trend_chart_name(s.key, s.os), []).append(s)
     weeks: dict[tuple, tuple] = {}   # a series' dates -> _weeks of them (a history's series mostly share their nights)
+    kept = WeekCache(week_cache, tuple(m.name for m in trended()))
     for name in sorted(fams):
-        yield _trend_chart(name, fams[name], datadir, cat, weeks)
+        yield _trend_chart(name, fams[name], datadir, cat, weeks, kept)
+    kept.save()
 
 
-def _trend_chart(name: str, group: list[trends.Series], datadir: Path, cat, weeks_of: dict) -> Chart:
+def _week_points(s: trends.Series, weeks: list[list[int]], shown, kept: WeekCache) -> list[list]:
+    """Each week's point of series s: [its middle entry's date, its figures of each shown
+    metric (_point_stats), the scale factors its row was written at, the row] (the last
+    two None until written): the weeks kept for its span of points (week_cache), and
+    those after them taken. The last week may still gain points (the cut moves a day a
+    night): taken every night, not kept."""
+    complete = len(weeks) - 1
+    old = kept.get(s.sid)
+    out = list(old[1]) if old and 0 < len(old[1]) <= complete and old[0] == _span(s, weeks, len(old[1])) else []
+    reused = len(out)
+    for p in weeks[reused:]:
+        out.append([s.dates[p[len(p) // 2]], tuple(_point_stats(p, s.stats[m.name]) for m in shown), None, None])
+    if complete > 0:
+        kept.put(s.sid, _span(s, weeks, complete), out[:complete], new=reused != complete)
+    return out
+
+
+def _span(s: trends.Series, weeks: list[list[int]], n: int) -> tuple:
+    """What the first n weeks hold, as week_cache keeps them: their first and last point
+    (run, date), their points and weeks."""
+    a, b = weeks[0][0], weeks[n - 1][-1]
+    return s.runs[a], s.dates[a], s.runs[b], s.dates[b], sum(map(len, weeks[:n])), n
+
+
+def _row(d: str, figures, factors) -> str:
+    """A data file's row: the date, then median, CI low and high of each metric times
+    its scale factor (NaN where the point lacks it)."""
+    cells = [d]
+    for t, f in zip(figures, factors):   # (one %-format a metric: a third less time than one a value)
+        cells.append("%.9g %.9g %.9g" % (t[0] * f, t[1] * f, t[2] * f) if t else "NaN NaN NaN")
+    return " ".join(cells)
+
+
+def _trend_chart(name: str, group: list[trends.Series], datadir: Path, cat, weeks_of: dict,
+                 kept: WeekCache) -> Chart:
     shown = trended()
     group.sort(key=lambda s: trends.version_tuple(s.key["toolchain"]), reverse=True)
     k0 = group[0].key
@@ -463,26 +501,28 @@ def _trend_chart(name: str, group: list[trends.Series], datadir: Path, cat, week
     for s in group:
         weeks, first, before = weeks_of.get(dates := tuple(s.dates)) or weeks_of.setdefault(dates, _weeks(s.dates))
         weekly_before = max(filter(None, (weekly_before, before)), default=None)
+        wk = _week_points(s, weeks, shown, kept)
         # a point drawn alone is its own figures (_point_stats of one)
-        drawn.append(([s.dates[p[len(p) // 2]] for p in weeks] + s.dates[first:],
-                      {m.name: [_point_stats(p, col) for p in weeks] + col[first:]
-                       for m in shown for col in (s.stats[m.name],)}))
+        drawn.append((wk, s.dates[first:], {m.name: [w[1][j] for w in wk] + s.stats[m.name][first:]
+                                             for j, m in enumerate(shown)}))
     # counts in their SI step (M, G instructions); times stay in seconds, sizes in MiB
     scales = {m.name: _scale(m, None if m.unit == "s" else
-                             max((t[2] for _, st in drawn for t in st[m.name] if t), default=None)) for m in shown}
-    # a row per drawn point: the date, then median, CI low and high of each charted
-    # metric (NaN where a point lacks it); a block per series
+                             max((t[2] for *_, st in drawn for t in st[m.name] if t), default=None)) for m in shown}
+    factors = tuple(scales[m.name][0] for m in shown)
+    # a row per drawn point (_row); a block per series; a week's row is kept with its point
     blocks = []
-    for dates, st in drawn:
+    for wk, dates, st in drawn:
         rows = []
-        cols = [(st[m.name], scales[m.name][0]) for m in shown]
-        for i, d in enumerate(dates):
-            cells = [d]
-            for col, f in cols:
-                cells += [f"{x * f:.9g}" for x in t] if (t := col[i]) else ["NaN"] * 3
-            rows.append(" ".join(cells))
+        for w in wk:
+            if w[2] != factors:   # new (already counted as a change), or kept at other factors
+                kept.changed |= w[2] is not None
+                w[2], w[3] = factors, _row(w[0], w[1], factors)
+            rows.append(w[3])
+        cols = [st[m.name] for m in shown]
+        rows += [_row(d, [col[i] for col in cols], factors) for i, d in enumerate(dates, len(wk))]
         blocks.append("\n".join(rows))
     fname.write_text("\n\n\n".join(blocks) + "\n", encoding="utf-8")
+    drawn = [([w[0] for w in wk] + dates, st) for wk, dates, st in drawn]
     def cp_arrows(metric: str) -> list[str]:
         out = []
         for s in group:
@@ -682,8 +722,11 @@ def version_charts(model: trends.Model, datadir: Path) -> list[Chart]:
     same-run verdicts)."""
     groups: dict[tuple[str, str, str, str], dict[str, list[float]]] = {}
     for s in model.series.values():
-        for i, v in enumerate(s.versus):
-            r = (((v or {}).get("metrics") or {}).get(HEADLINE.name) or {}).get("ratio")
+        # the points with a verdict, picked in C: most have none (the older toolchain's, a
+        # night run with one toolchain a language), and ten years are 1.2 million an OS
+        for i in itertools.compress(range(len(s.versus)), s.versus):
+            v = s.versus[i]
+            r = ((v.get("metrics") or {}).get(HEADLINE.name) or {}).get("ratio")
             if not r or r <= 0:
                 continue
             older = versions.older_side(v)
@@ -715,8 +758,9 @@ def version_charts(model: trends.Model, datadir: Path) -> list[Chart]:
 
 
 def make_all(model: trends.Model, cat, outdir: Path, jobs: int | None = None, png_os: str | None = None,
-             keep_sources: Path | None = None) -> dict:
-    """Every chart of the site into outdir (= <site>/charts). Returns {kind: [names]}."""
+             keep_sources: Path | None = None, week_cache: Path | None = None) -> dict:
+    """Every chart of the site into outdir (= <site>/charts), the trend charts' weekly
+    points kept at week_cache (benchpipe.week_cache). Returns {kind: [names]}."""
     work = Path(keep_sources) if keep_sources else Path(tempfile.mkdtemp(prefix="bench-charts-"))
     work.mkdir(parents=True, exist_ok=True)
     try:
@@ -728,7 +772,7 @@ def make_all(model: trends.Model, cat, outdir: Path, jobs: int | None = None, pn
 
         def made():   # the quick kinds first, then each trend chart as it is made
             yield from bars + sizes + tcs + vers
-            for c in iter_trend_charts(model, work, cat):
+            for c in iter_trend_charts(model, work, cat, week_cache):
                 trend.append(c)
                 yield c
         render(made(), outdir, work, jobs)

@@ -16,8 +16,10 @@ from __future__ import annotations
 import functools
 import gc
 import hashlib
+import itertools
 import json
 import multiprocessing
+import operator
 import os
 import re
 import sys
@@ -355,7 +357,8 @@ class Series:
     def bumps(self) -> list[tuple[int, str, str]]:
         """(index, older, newer toolchain) where the channel moved to another version."""
         tcs = [k["toolchain"] for k in self.keys]
-        return [(i, a, b) for i, (a, b) in enumerate(zip(tcs, tcs[1:]), 1) if a != b]
+        # the few indices found in C: ten years are 1.2 million points an OS
+        return [(i, tcs[i - 1], tcs[i]) for i in itertools.compress(range(1, len(tcs)), map(operator.ne, tcs, tcs[1:]))]
 
     @property
     def label(self) -> str:
