@@ -8,14 +8,17 @@ repository, the branch's tree size and the publish time.
 
     python -m devtools.pagesgrowth --work DIR [--days 30] [--nights 3] [--preset standard]
                                    [--oses linux,macos,windows] [--no-changepoints]
-                                   [--compact] [--seed-jobs N]
+                                   [--compact] [--seed-jobs N] [--no-versus]
 
 (from ci-scripts/). DIR must not exist or be empty; it keeps the repository and the
 last night's site folder afterwards. With --compact the seed is written as ten years of
 publishing leave it (months older than 90 days summarised as they close, the branch one
 commit: `bench publish` squashes it when it compacts), in --seed-jobs processes, a
 range of whole months each; the nights are published with compaction on, as publish.yml
-does."""
+does. Each seeded run carries the verdicts of its newer toolchains against the older
+(`versus`, as `bench publish` adds them; taken in turn from VERSUS_NIGHTS nights' real
+ones): seeds without them (--no-versus, and every seed before 2026-12-03) had summarised
+months ~16 % smaller than publishing leaves them."""
 
 from __future__ import annotations
 
@@ -28,7 +31,7 @@ import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from benchpipe import history, history_summary, publish, raw_samples, results
+from benchpipe import compare, history, history_summary, publish, raw_samples, results
 from benchpipe.export import data_js
 from devtools import synthetic
 
@@ -67,23 +70,40 @@ def tree_parts(remote: Path, branch: str = "gh-pages") -> dict[str, int]:
     return parts
 
 
+# Verdicts of the newer toolchains against the older ones (the entries' `versus`, which
+# `bench publish` adds to every night of a run with two toolchains a language): computed
+# for this many nights of real records, then taken in turn, as the seed's own runs have no
+# records to compare (a night's verdicts took 0.8 s: ten years, 49 minutes an OS).
+VERSUS_NIGHTS = 31
+
+
+def versus_pool(keys: list[dict], oses) -> list[dict]:
+    """VERSUS_NIGHTS nights' toolchain verdicts (compare.toolchain_verdicts), each
+    benchmark id -> its verdict: what a seed's night j is given (the j % VERSUS_NIGHTS-th),
+    so that a month holds as many distinct verdicts as a real one."""
+    docs = synthetic.nightly(VERSUS_NIGHTS, keys, oses=tuple(oses)[:1], records=True)
+    return [compare.toolchain_verdicts(doc) for doc in docs]
+
+
 def _write_days(args) -> int:
     """Nights [first, first + days) into a history directory, month by month (history.add
-    validates every entry), summarising each month once it is 90 days old (compact)."""
-    root, first, days, keys, oses, compact = args
-    month, batch, written = None, [], 0
-    for doc in synthetic.nightly(days, keys, oses=oses, records=False, first_day=first):
+    validates every entry), summarising each month once it is 90 days old (compact); each
+    run given its verdicts from the pool (versus_pool; none: an empty pool)."""
+    root, first, days, keys, oses, compact, pool = args
+    month, batch, verdicts, written = None, [], [], 0
+    for j, doc in enumerate(synthetic.nightly(days, keys, oses=oses, records=False, first_day=first)):
         m = doc["env"]["timestamp"][:7]
         if batch and m != month:
-            history.add(root, batch)
+            history.add(root, batch, verdicts)
             written += len(batch)
-            batch = []
+            batch, verdicts = [], []
             if compact:
                 history.compact(root)
         month = m
         batch.append(("synthetic", doc))
+        verdicts.append(pool[(first * len(oses) + j) % len(pool)] if pool else {})
     if batch:
-        history.add(root, batch)
+        history.add(root, batch, verdicts)
         written += len(batch)
     return written
 
@@ -126,7 +146,7 @@ def seed_samples(wt: Path, days: int, keys: list[dict], oses) -> int:
 
 
 def seed(remote: Path, work: Path, days: int, keys: list[dict], oses, branch: str = "gh-pages",
-         compact: bool = False, jobs: int = 1, log=None) -> None:
+         compact: bool = False, jobs: int = 1, log=None, versus: bool = True) -> None:
     """The branch's first commit: DAYS nights of history, written directly (no publish),
     data.js with its last nights and the last 90 days' raw samples; with compact, months older than 90 days
     summarised, written by `jobs` processes, each a range of whole months into its own
@@ -137,7 +157,9 @@ def seed(remote: Path, work: Path, days: int, keys: list[dict], oses, branch: st
     root = wt / publish.HISTORY_DIR
     starts = _month_starts(days)
     cuts = sorted({starts[len(starts) * j // jobs] for j in range(jobs)}) + [days]
-    parts = [(work / f"seed-part{j}", a, b - a, keys, tuple(oses), compact) for j, (a, b) in enumerate(zip(cuts, cuts[1:]))]
+    pool = versus_pool(keys, oses) if versus else []
+    parts = [(work / f"seed-part{j}", a, b - a, keys, tuple(oses), compact, pool)
+             for j, (a, b) in enumerate(zip(cuts, cuts[1:]))]
     if len(parts) > 1:
         with multiprocessing.get_context("spawn").Pool(len(parts)) as pool:
             pool.map(_write_days, parts)
@@ -148,7 +170,7 @@ def seed(remote: Path, work: Path, days: int, keys: list[dict], oses, branch: st
                 shutil.move(f, dest)
             shutil.rmtree(part[0])
     else:
-        _write_days((root, 0, days, keys, tuple(oses), compact))
+        _write_days((root, 0, days, keys, tuple(oses), compact, pool))
     if compact:
         history.compact(root)   # what the first parts left whole near their ends
     _seed_data_js(wt, days, keys, oses)
@@ -203,6 +225,8 @@ def main(argv=None) -> int:
     p.add_argument("--oses", default=",".join(synthetic.OSES))
     p.add_argument("--jobs", type=int, default=None)
     p.add_argument("--no-changepoints", action="store_true")
+    p.add_argument("--no-versus", action="store_true",
+                   help="seed without the toolchain verdicts publishing adds (as seeds before 2026-12-03 were)")
     p.add_argument("--compact", action="store_true", help="seed as publishing with compaction leaves the branch")
     p.add_argument("--seed-jobs", type=int, default=1, help="processes writing the seed (with --compact)")
     a = p.parse_args(argv)
@@ -214,7 +238,8 @@ def main(argv=None) -> int:
     keys = synthetic.keys_for(a.preset, toolchains=tc)
     remote = a.work / "pages.git"
     t = time.perf_counter()
-    seed(remote, a.work, a.days, keys, oses, compact=a.compact, jobs=a.seed_jobs if a.compact else 1)
+    seed(remote, a.work, a.days, keys, oses, compact=a.compact, jobs=a.seed_jobs if a.compact else 1,
+         versus=not a.no_versus)
     print(f"seed: {a.days} nights x {len(oses)} OS x {len(keys)} benchmarks ({a.preset}) in "
           f"{time.perf_counter() - t:.0f} s; packed {packed_bytes(remote) / 2**20:.1f} MiB")
     rows = nights(remote, a.work, a.days, a.nights, keys, oses, detect=not a.no_changepoints, jobs=a.jobs,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from benchpipe import history_summary
+from benchpipe import history, history_summary, publish
 from benchpipe.export import data_js
 from devtools import pagesgrowth, synthetic
 
@@ -72,3 +72,21 @@ def _kind(remote: Path, month: str) -> str | None:
                            f"gh-pages:history/linux/cpu/{month}{history_summary.SUFFIX}"],
                           capture_output=True, check=True).stdout
     return history_summary.peek_kind(blob)
+
+
+def test_a_seed_carries_the_toolchain_verdicts_publishing_adds(tmp_path):
+    """Two toolchains a language: every newer toolchain's entry has its verdict against
+    the older (`versus`), as `bench publish` writes them, summarised months included."""
+    keys = synthetic.keys_for("smoke", scenarios=["cpu"],
+                              toolchains={"go": synthetic.GO_TOOLCHAINS, "rust": synthetic.RUST_TOOLCHAINS})
+    remote = tmp_path / "pages.git"
+    pagesgrowth.seed(remote, tmp_path, 130, keys, ("linux",), compact=True)
+    assert _kind(remote, "2025-11") == "summary"
+    subprocess.run(["git", "clone", "-q", "-b", "gh-pages", str(remote), str(tmp_path / "wt")], check=True)
+    hist = history.load(tmp_path / "wt" / publish.HISTORY_DIR)
+    newer = {synthetic.GO_TOOLCHAINS[-1], synthetic.RUST_TOOLCHAINS[-1]}
+    old = [e for e in hist.entries if e["date"] < "2025-12"]
+    assert old and len(hist.entries) > len(old)   # summarised months' rows, and whole entries
+    for e in hist.entries:
+        ratio = ((e.get("versus") or {}).get("metrics", {}).get("time") or {}).get("ratio")
+        assert bool(ratio) == (e["key"]["toolchain"] in newer), e["key"]
