@@ -157,12 +157,12 @@ def seed(remote: Path, work: Path, days: int, keys: list[dict], oses, branch: st
     root = wt / publish.HISTORY_DIR
     starts = _month_starts(days)
     cuts = sorted({starts[len(starts) * j // jobs] for j in range(jobs)}) + [days]
-    pool = versus_pool(keys, oses) if versus else []
-    parts = [(work / f"seed-part{j}", a, b - a, keys, tuple(oses), compact, pool)
+    verdicts = versus_pool(keys, oses) if versus else []
+    parts = [(work / f"seed-part{j}", a, b - a, keys, tuple(oses), compact, verdicts)
              for j, (a, b) in enumerate(zip(cuts, cuts[1:]))]
     if len(parts) > 1:
-        with multiprocessing.get_context("spawn").Pool(len(parts)) as pool:
-            pool.map(_write_days, parts)
+        with multiprocessing.get_context("spawn").Pool(len(parts)) as workers:
+            workers.map(_write_days, parts)
         for part in parts:   # whole months each: no file is in two parts
             for f in sorted(p for p in part[0].rglob("*") if p.is_file() and p.name != ".lock"):
                 dest = root / f.relative_to(part[0])
@@ -170,7 +170,7 @@ def seed(remote: Path, work: Path, days: int, keys: list[dict], oses, branch: st
                 shutil.move(f, dest)
             shutil.rmtree(part[0])
     else:
-        _write_days((root, 0, days, keys, tuple(oses), compact, pool))
+        _write_days((root, 0, days, keys, tuple(oses), compact, verdicts))
     if compact:
         history.compact(root)   # what the first parts left whole near their ends
     _seed_data_js(wt, days, keys, oses)
