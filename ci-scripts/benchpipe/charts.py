@@ -39,7 +39,7 @@ from benchpipe import catalogue, trends, units, versions
 from benchpipe.errors import BenchError
 from benchpipe.metrics import HEADLINE, charted, trended
 from benchpipe.results import family_id, format_params
-from benchpipe.week_cache import WeekCache
+from benchpipe.trend_cache import TrendCache
 
 GREY = "#555555"
 
@@ -434,47 +434,47 @@ def _median(values) -> float:
     return v[h] if n % 2 else (v[h - 1] + v[h]) / 2
 
 
-def trend_charts(model: trends.Model, datadir: Path, cat=None, week_cache: Path | None = None) -> list[Chart]:
+def trend_charts(model: trends.Model, datadir: Path, cat=None, kept: Path | None = None) -> list[Chart]:
     """A chart per benchmark family and OS (trends.trend_chart_name): its series over the
     nights, a panel per trended metric, each family's data file written into datadir;
-    the weekly points kept at week_cache (benchpipe.week_cache) are used, and those
+    the rows kept in the folder `kept` (benchpipe.trend_cache) are used, and those
     drawn kept there. (In forked processes it took as long: the children's reads of the
     parent's series copied the pages they are in.)"""
-    return list(iter_trend_charts(model, datadir, cat, week_cache))
+    return list(iter_trend_charts(model, datadir, cat, kept))
 
 
-def iter_trend_charts(model: trends.Model, datadir: Path, cat=None, week_cache: Path | None = None) -> Iterator[Chart]:
+def iter_trend_charts(model: trends.Model, datadir: Path, cat=None, kept: Path | None = None) -> Iterator[Chart]:
     """trend_charts one at a time, each yielded once its data file is written (for render
     to draw while the next are made); the weeks are kept once the last is."""
     fams: dict[str, list[trends.Series]] = {}
     for s in model.series.values():
         fams.setdefault(trends.trend_chart_name(s.key, s.os), []).append(s)
     weeks: dict[tuple, tuple] = {}   # a series' dates -> _weeks of them (a history's series mostly share their nights)
-    kept = WeekCache(week_cache, tuple(m.name for m in trended()))
+    cache = TrendCache(kept, tuple(m.name for m in trended()))
     for name in sorted(fams):
-        yield _trend_chart(name, fams[name], datadir, cat, weeks, kept)
-    kept.save()
+        yield _trend_chart(name, fams[name], datadir, cat, weeks, cache)
+    cache.save()
 
 
-def _week_points(s: trends.Series, weeks: list[list[int]], shown, kept: WeekCache) -> list[list]:
+def _week_points(s: trends.Series, weeks: list[list[int]], shown, kept: TrendCache) -> list[list]:
     """Each week's point of series s: [its middle entry's date, its figures of each shown
     metric (_point_stats), the scale factors its row was written at, the row] (the last
-    two None until written): the weeks kept for its span of points (week_cache), and
+    two None until written): the weeks kept for its span of points (trend_cache), and
     those after them taken. The last week may still gain points (the cut moves a day a
     night): taken every night, not kept."""
     complete = len(weeks) - 1
-    old = kept.get(s.sid)
+    old = kept.kept_weeks(s.sid)
     out = list(old[1]) if old and 0 < len(old[1]) <= complete and old[0] == _span(s, weeks, len(old[1])) else []
     reused = len(out)
     for p in weeks[reused:]:
         out.append([s.dates[p[len(p) // 2]], tuple(_point_stats(p, s.stats[m.name]) for m in shown), None, None])
     if complete > 0:
-        kept.put(s.sid, _span(s, weeks, complete), out[:complete], new=reused != complete)
+        kept.keep_weeks(s.sid, _span(s, weeks, complete), out[:complete], new=reused != complete)
     return out
 
 
 def _span(s: trends.Series, weeks: list[list[int]], n: int) -> tuple:
-    """What the first n weeks hold, as week_cache keeps them: their first and last point
+    """What the first n weeks hold, as trend_cache keeps them: their first and last point
     (run, date), their points and weeks."""
     a, b = weeks[0][0], weeks[n - 1][-1]
     return s.runs[a], s.dates[a], s.runs[b], s.dates[b], sum(map(len, weeks[:n])), n
@@ -490,7 +490,7 @@ def _row(d: str, figures, factors) -> str:
 
 
 def _trend_chart(name: str, group: list[trends.Series], datadir: Path, cat, weeks_of: dict,
-                 kept: WeekCache) -> Chart:
+                 kept: TrendCache) -> Chart:
     shown = trended()
     group.sort(key=lambda s: trends.version_tuple(s.key["toolchain"]), reverse=True)
     k0 = group[0].key
@@ -503,26 +503,28 @@ def _trend_chart(name: str, group: list[trends.Series], datadir: Path, cat, week
         weekly_before = max(filter(None, (weekly_before, before)), default=None)
         wk = _week_points(s, weeks, shown, kept)
         # a point drawn alone is its own figures (_point_stats of one)
-        drawn.append((wk, s.dates[first:], {m.name: [w[1][j] for w in wk] + s.stats[m.name][first:]
-                                             for j, m in enumerate(shown)}))
+        drawn.append((s, wk, first, {m.name: [w[1][j] for w in wk] + s.stats[m.name][first:]
+                                      for j, m in enumerate(shown)}))
     # counts in their SI step (M, G instructions); times stay in seconds, sizes in MiB
     scales = {m.name: _scale(m, None if m.unit == "s" else
                              max((t[2] for *_, st in drawn for t in st[m.name] if t), default=None)) for m in shown}
     factors = tuple(scales[m.name][0] for m in shown)
-    # a row per drawn point (_row); a block per series; a week's row is kept with its point
+    # a row per drawn point (_row); a block per series; the rows kept (trend_cache)
     blocks = []
-    for wk, dates, st in drawn:
+    for s, wk, first, st in drawn:
         rows = []
         for w in wk:
             if w[2] != factors:   # new (already counted as a change), or kept at other factors
-                kept.changed |= w[2] is not None
+                kept.weeks.changed |= w[2] is not None
                 w[2], w[3] = factors, _row(w[0], w[1], factors)
             rows.append(w[3])
         cols = [st[m.name] for m in shown]
-        rows += [_row(d, [col[i] for col in cols], factors) for i, d in enumerate(dates, len(wk))]
+        off = len(wk) - first   # point i of the series is drawn point i + off
+        rows += kept.day_rows(s.sid, s.dates, s.runs, first, factors,
+                              lambda i: _row(s.dates[i], [col[i + off] for col in cols], factors))
         blocks.append("\n".join(rows))
     fname.write_text("\n\n\n".join(blocks) + "\n", encoding="utf-8")
-    drawn = [([w[0] for w in wk] + dates, st) for wk, dates, st in drawn]
+    drawn = [([w[0] for w in wk] + s.dates[first:], st) for s, wk, first, st in drawn]
     def cp_arrows(metric: str) -> list[str]:
         out = []
         for s in group:
@@ -758,9 +760,9 @@ def version_charts(model: trends.Model, datadir: Path) -> list[Chart]:
 
 
 def make_all(model: trends.Model, cat, outdir: Path, jobs: int | None = None, png_os: str | None = None,
-             keep_sources: Path | None = None, week_cache: Path | None = None) -> dict:
-    """Every chart of the site into outdir (= <site>/charts), the trend charts' weekly
-    points kept at week_cache (benchpipe.week_cache). Returns {kind: [names]}."""
+             keep_sources: Path | None = None, kept: Path | None = None) -> dict:
+    """Every chart of the site into outdir (= <site>/charts), the trend charts' rows
+    kept in the folder `kept` (benchpipe.trend_cache). Returns {kind: [names]}."""
     work = Path(keep_sources) if keep_sources else Path(tempfile.mkdtemp(prefix="bench-charts-"))
     work.mkdir(parents=True, exist_ok=True)
     try:
@@ -772,7 +774,7 @@ def make_all(model: trends.Model, cat, outdir: Path, jobs: int | None = None, pn
 
         def made():   # the quick kinds first, then each trend chart as it is made
             yield from bars + sizes + tcs + vers
-            for c in iter_trend_charts(model, work, cat, week_cache):
+            for c in iter_trend_charts(model, work, cat, kept):
                 trend.append(c)
                 yield c
         render(made(), outdir, work, jobs)

@@ -7,7 +7,7 @@ Pages: no fetch(), per-scenario data is a .js file assigning a global, loaded wi
 
 Files written in out_dir: index.html, scenario-<name>.html, regressions.html,
 compilers.html (newer compiler against older, same runner), about.html, assets/, charts/ (svg, png), data/<scenario>.js,
-.cache/ (change points, summarised months' columns and series, trend charts' weekly points), .nojekyll.
+.cache/ (change points, summarised months' columns and series, trend charts' rows), .nojekyll.
 Nothing else in out_dir is touched (the history, dev/bench/data.js)."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from pathlib import Path
 
 import jinja2
 
-from benchpipe import ROOT, catalogue, charts, gcpause, history, measures, series_cache, trends, units, versions, week_cache
+from benchpipe import ROOT, catalogue, charts, gcpause, history, measures, series_cache, trends, units, versions
 from benchpipe.errors import BenchError
 from benchpipe.fsutil import atomic_write_text, swap_dir
 from benchpipe.metrics import HEADLINE, METRICS, charted, page_data, trended
@@ -32,7 +32,7 @@ SITE_SOURCE = ROOT / "gh-pages"
 CP_CACHE = Path(".cache") / "changepoints.json"  # in the site folder: trends.detect_all's cache
 COLUMNS_CACHE = Path(".cache") / "columns"  # in the site folder: summarised months as checked columns (columns_cache)
 SERIES_CACHE = Path(".cache") / series_cache.NAME  # beside it: all the summarised months as series (series_cache)
-WEEK_CACHE = Path(".cache") / week_cache.NAME  # and the trend charts' weekly points (week_cache)
+TREND_CACHE = Path(".cache")  # and the trend charts' kept rows (trend_cache: its two files in it)
 
 
 @dataclass
@@ -285,7 +285,7 @@ def _render(out, history_dir, rep, t0, detect, jobs, cp_options, site_url, repo_
     png_os = "linux" if any("linux" in i["oses"] for i in model.scenarios.values()) else \
         (sorted({o for i in model.scenarios.values() for o in i["oses"]}) or [None])[0]
     rep.charts = charts.make_all(model, cat, tmp_charts, jobs=jobs, png_os=png_os, keep_sources=keep_chart_sources,
-                                 week_cache=out / WEEK_CACHE if columns else None)
+                                 kept=out / TREND_CACHE if columns else None)
     swap_dir(tmp_charts, out / "charts")
     rep.timings["charts"] = time.perf_counter() - t
 
