@@ -159,7 +159,7 @@ def read_doc(path: Path):
 
 
 def as_rows(doc, path: Path):
-    """A parsed file with a summarised month's columns (history-summary/2) made rows, the
+    """A parsed file with a summarised month's columns (history-summary/2, /3) made rows, the
     form every check and decode reads; any other document as it is."""
     if not history_summary.is_columns(doc):
         return doc
@@ -412,9 +412,9 @@ def _header(doc: dict) -> str:
 
 def serialise(doc: dict) -> str:
     """One record per line, appended at the end: the file's diff is pure append. A
-    summarised month (history-summary/2) as its columns, on one line (it is never
+    summarised month (history-summary/2, /3) as its columns, on one line (it is never
     appended to)."""
-    if history_summary.is_summary(doc) and doc.get("schema") == history_summary.SCHEMA:
+    if history_summary.is_summary(doc) and doc.get("schema") in history_summary.COLUMN_SCHEMAS:
         return canonical(history_summary.to_columns(doc)) + "\n"
     name = list_name(doc)
     lines = [canonical(r) for r in doc[name]]
@@ -676,10 +676,10 @@ class CompactReport:
     closed_before: int = 0
     closed_after: int = 0
     closed_months: list[str] = field(default_factory=list)
-    upgraded: int = 0        # summarised months rewritten from rows (history-summary/1) as columns
+    upgraded: int = 0        # summarised months of an older version (history-summary/1, /2) rewritten as /3
     upgraded_before: int = 0
     upgraded_after: int = 0
-    not_upgraded: list[str] = field(default_factory=list)   # why each summary left as rows was
+    not_upgraded: list[str] = field(default_factory=list)   # why each one left as it was was
 
 
 def newest_run_date(root: Path, runs: dict[str, dict[str, dict]] | None = None) -> str | None:
@@ -698,8 +698,9 @@ def compact(root, keep_days: int = history_summary.KEEP_DAYS, newest: str | None
     then is the summarised file written (atomically) and the full one removed. A crash
     between the two leaves both, the full one read; compacting again completes it.
     A month that has ended but is not yet due is kept whole, compressed (_compress_closed).
-    A summary written as rows (history-summary/1) is rewritten as columns (_upgrade_summary;
-    at most max_upgrades, the oldest first; one that does not check is left, and said).
+    A summary of an older version (history-summary/1: rows; /2: whole verdicts) is
+    rewritten as /3 (_upgrade_summary; at most max_upgrades, the oldest first; one that
+    does not check is left, and said).
     Idempotent. Raises BenchError for a file that does not check, before touching it."""
     root = Path(root)
     report = CompactReport()
@@ -726,7 +727,7 @@ def compact(root, keep_days: int = history_summary.KEEP_DAYS, newest: str | None
                 work.append((p, rel))
         for m in sorted({p.name[:7] for p, _ in work}):   # each month's run records once, not once a file
             _refuse_unchecked_runs(root, m)
-        # summaries written as rows, the oldest months first, at most max_upgrades of them
+        # summaries of an older version, the oldest months first, at most max_upgrades of them
         # (publish: a long history is rewritten over a few nights, each within its job's time)
         for path, rel in sorted(legacy, key=lambda pr: (pr[0].name, pr[1]))[:max_upgrades]:
             month = runs.get(path.name[:7], {})
@@ -787,12 +788,15 @@ def _row_set(summary: dict) -> list[str]:
 
 
 def _upgrade_summary(path: Path, rel: str, doc: dict, runs: dict[str, dict], report: CompactReport) -> None:
-    """A summarised month written as rows (history-summary/1) rewritten as columns (/2),
-    proven first to hold the same series and the same rows, and to read back and check."""
-    new = history_summary.to_rows(history_summary.to_columns({**doc, "schema": history_summary.SCHEMA}, runs))
+    """A summarised month of an older version (history-summary/1: rows; /2: columns with
+    whole verdicts) rewritten as /3, proven first to hold the same series and each row as
+    row_of makes it (the verdicts' intervals, p-values and resolutions are what goes),
+    and to read back and check."""
+    want = {**doc, "schema": history_summary.SCHEMA, "rows": history_summary.summarised_rows(doc["rows"], runs)}
+    new = history_summary.to_rows(history_summary.to_columns(want, runs))
     new["digest"] = digest_of(new)
     text = serialise(new)
-    if _row_set(new) != _row_set(doc) or {k: v for k, v in new.items() if k not in ("rows", "schema", "digest")} != \
+    if _row_set(new) != _row_set(want) or {k: v for k, v in new.items() if k not in ("rows", "schema", "digest")} != \
             {k: v for k, v in doc.items() if k not in ("rows", "schema", "digest")} or \
             as_rows(strictjson.loads(text, str(path)), path) != new:
         raise BenchError(f"{path}: internal error: its columns do not hold its rows; nothing was written")
@@ -871,16 +875,14 @@ def _refuse_unchecked_runs(root: Path, month: str) -> None:
 def _summarised(doc: dict, entries: list[dict], runs: dict[str, dict]) -> dict:
     """The summarised month of these entries, proven to decode to each entry's projection."""
     series = history_rows.Series()
-    rows = []
-    for e in entries:
-        for row in history_rows.encode(e, series, runs[e["run"]]):
-            rows.append(row if isinstance(row, dict) else history_summary.row_of(row))
+    rows = [row for e in entries for row in history_rows.encode(e, series, runs[e["run"]])]
+    rows = history_summary.summarised_rows(rows, runs)
     out = {"schema": history_summary.SCHEMA, "kind": history_summary.KIND, "os": doc["os"],
            "scenario": doc["scenario"], "month": doc["month"], "count": len(entries), "rows": rows}
     out = history_summary.to_rows(history_summary.to_columns(out, runs))   # the rows in their file's order
     out["digest"] = digest_of(out)
     back = file_entries(out, runs)
-    if sorted(canonical(e) for e in back) != sorted(canonical(history_summary.project(e)) for e in entries):
+    if sorted(canonical(e) for e in back) != sorted(canonical(e) for e in history_summary.projections(entries)):
         raise BenchError(f"{doc['os']}/{doc['scenario']}/{doc['month']}: internal error: its summary does not "
                          "read back as the entries less their dropped statistics; nothing was written")
     return out
@@ -1022,7 +1024,7 @@ class SummarisedMonth:
         return series, rows
 
     def columns(self) -> tuple[dict, str | None]:
-        """Its file as columns (history-summary/2; a /1 file's rows made columns), checked
+        """Its file as columns (history-summary/2, /3; a /1 file's rows made columns), checked
         as far as the site reads them (history_summary.check_columns): the form the site
         reads ten years of, without making a row of each point; and its key in the cache
         (None: not cached; a /1 file's columns depend on the run records, and are not).

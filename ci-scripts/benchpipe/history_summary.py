@@ -7,12 +7,20 @@ whose last day is more than KEEP_DAYS days before the newest run is rewritten by
 `bench history compact` (and by `bench publish`, which then squashes the branch) as
 `<os>/<scenario>/<YYYY-MM>.json.xz`.
 
-What it holds are rows: a history/2 row (history_rows) with two things left out, each
+What it holds are rows: a history/2 row (history_rows) with three things left out, each
 summary's min, max, mean and standard deviation (nothing the site or an analysis reads;
-the median, its 95 % interval and the count stay), and the entry's digest (the file
-carries one digest of its whole content instead, so a hand edit is still reported by
-`history check`). Every other field stays as written: settings, metrics, latency, the
-toolchain verdicts, warnings, CPU medians, every number at full precision. Compaction
+the median, its 95 % interval and the count stay), the entry's digest (the file carries
+one digest of its whole content instead, so a hand edit is still reported by `history
+check`), and, since history-summary/3, the interval, p-value and resolution of each
+metric of the toolchain verdict (`versus`: its older toolchain and channel, its verdict
+and each metric's ratio and verdict stay; VERSUS_KEPT), except in each series' points
+of the month's newest date (summarised_rows). Of an old verdict the site reads only the
+time ratio and the older side (the Compiler versions page's trail and charts); its table
+shows each series' newest verdict whole, and a series that stopped 90 days ago has its
+newest point in a summary, which keeps it whole. Those figures were a tenth of a
+summarised month (README). Every other field stays
+as written: settings, metrics, latency, warnings, CPU medians, every number at full
+precision. Compaction
 proves, entry by entry, that each row decodes beside its run record to the entry as
 written less what was left out (`project`) before the full file is removed. Run records
 are never summarised.
@@ -25,12 +33,12 @@ decode reads:
     ["<run id>",3,{"time_s":[median,ci_low,ci_high,n],...}]            a row per entry
     ]}
 
-On disk, history-summary/2 writes the same rows as columns (`to_columns`), each series
+On disk, history-summary/2 and /3 write the same rows as columns (`to_columns`), each series
 once with its points' runs and one column per field, since the site reads ten years of
 them every night (an OS: ~1,080 files, 1.2 million rows) and a column of numbers parses
 about three times as fast as the same numbers in a row object each:
 
-    {"schema":"gorust-bench.history-summary/2","kind":"summary",..,"count":N,"digest":..,
+    {"schema":"gorust-bench.history-summary/3","kind":"summary",..,"count":N,"digest":..,
      "runs":["<run id>",...],                     the month's runs, by date
      "series":[{"series":3,"id":..,"key":{...},"channel":..,
                 "runs":[0,2,...],                 each point's run (an index into runs, rising)
@@ -41,10 +49,11 @@ about three times as fast as the same numbers in a row object each:
 A column is "values" (each point's value as the row had it), "arrays" (arrays of one
 length, transposed) or "object" (objects with the same keys, a column a key), with
 "rows" (the points that have the field, rising) where not every point has it. The rows
-form of a history-summary/2 file is ordered: series rows by number, then entry rows by
+form of a history-summary/2 or /3 file is ordered: series rows by number, then entry rows by
 run and series; its digest is history.digest_of of that rows form, so a digest names the
-content, whatever encodes it. history-summary/1 files (rows on disk) are read as they
-are and rewritten as /2 by `bench history compact` (and so by publish), row for row.
+content, whatever encodes it. history-summary/1 files (rows on disk) and /2 files (whole
+verdicts) are read as they are and rewritten as /3 by `bench history compact` (and so by
+publish), each row as row_of makes it.
 Measured on a ten-year history (one OS, 1,053 files): text 30.2 -> 17.2 MB, xz 4.8 ->
 4.0 MB, parsed in 1.18 -> 0.39 s a tenth of them (README)."""
 
@@ -56,14 +65,17 @@ import re
 from benchpipe import history_rows, results
 from benchpipe.errors import BenchError
 
-SCHEMA = "gorust-bench.history-summary/2"   # columns on disk
-SCHEMA_1 = "gorust-bench.history-summary/1"  # rows on disk: read, and rewritten as /2 by compact
-SCHEMAS = (SCHEMA, SCHEMA_1)
-LEGACY = "summary/1"   # peek_kind of a history-summary/1 file
+SCHEMA = "gorust-bench.history-summary/3"    # columns on disk, verdicts cut to VERSUS_KEPT
+SCHEMA_2 = "gorust-bench.history-summary/2"  # columns, whole verdicts: read, and rewritten as /3 by compact
+SCHEMA_1 = "gorust-bench.history-summary/1"  # rows on disk: read, and rewritten as /3 by compact
+SCHEMAS = (SCHEMA, SCHEMA_2, SCHEMA_1)
+COLUMN_SCHEMAS = (SCHEMA, SCHEMA_2)
+LEGACY = "summary/old"   # peek_kind of a history-summary/1 or /2 file (compact rewrites it)
 KIND = "summary"
 SUFFIX = ".json.xz"
 KEPT = history_rows.STATS[:4]   # median, ci_low, ci_high, n
 KEEP_DAYS = 90                  # every entry of the last 90 days stays whole
+VERSUS_KEPT = ("ratio", "verdict")   # of each metric of a toolchain verdict
 _KEPT_SET = frozenset(KEPT)
 
 
@@ -71,17 +83,56 @@ def is_summary(doc) -> bool:
     return isinstance(doc, dict) and doc.get("kind") == KIND
 
 
-def row_of(row: list) -> list:
-    """The summarised row of a history/2 entry row: its summaries cut to KEPT, no digest."""
+def row_of(row: list, whole_versus: bool = False) -> list:
+    """The summarised row of a history/2 entry row (or of a summarised row of an older
+    version: the same cuts again change nothing else): its summaries cut to KEPT, its
+    verdict to VERSUS_KEPT (unless whole_versus), no digest."""
     payload = {k: (v[:len(KEPT)] if isinstance(v, list) else v) for k, v in row[2].items()}
+    if "versus" in payload and not whole_versus:
+        payload["versus"] = cut_versus(payload["versus"])
     return [row[0], row[1], payload]
 
 
-def project(entry: dict) -> dict:
+def summarised_rows(rows: list, runs: dict[str, dict]) -> list:
+    """Series rows as they are and each entry row as row_of makes it, those of each
+    series' newest date in the month (its own, else its run record's) keeping their
+    whole verdict."""
+    def date(r):
+        own = r[2].get("date")
+        return own if type(own) is str else (runs.get(r[0]) or {}).get("date", "")
+    newest: dict = {}
+    for r in rows:
+        if isinstance(r, list):
+            newest[r[1]] = max(newest.get(r[1], ""), date(r))
+    return [r if isinstance(r, dict) else row_of(r, date(r) == newest[r[1]]) for r in rows]
+
+
+def project(entry: dict, whole_versus: bool = False) -> dict:
     """What a summarised month keeps of a whole entry: the entry without its digest,
-    each summary cut to KEPT (what `decode` of its row gives back)."""
-    return {k: ({s: x for s, x in v.items() if s in _KEPT_SET} if history_rows.is_stats(v) else v)
+    each summary cut to KEPT, its verdict to VERSUS_KEPT unless whole_versus (of its
+    series' newest date in the month: summarised_rows); what `decode` of its row gives
+    back."""
+    return {k: ({s: x for s, x in v.items() if s in _KEPT_SET} if history_rows.is_stats(v) else
+                v if k != "versus" or whole_versus else cut_versus(v))
             for k, v in entry.items() if k != "digest"}
+
+
+def projections(entries: list[dict]) -> list[dict]:
+    """project of each of one month's entries (one OS and scenario), each series' newest
+    date keeping its whole verdict (summarised_rows)."""
+    newest: dict = {}
+    for e in entries:
+        newest[e["id"]] = max(newest.get(e["id"], ""), e["date"])
+    return [project(e, e["date"] == newest[e["id"]]) for e in entries]
+
+
+def cut_versus(v):
+    """A toolchain verdict with each metric cut to VERSUS_KEPT; anything not shaped as
+    one is left as it is (for the checks to report)."""
+    if type(v) is not dict or type(v.get("metrics")) is not dict or \
+            any(type(m) is not dict for m in v["metrics"].values()):
+        return v
+    return {**v, "metrics": {name: {k: m[k] for k in VERSUS_KEPT if k in m} for name, m in v["metrics"].items()}}
 
 
 def check(row: list, series: history_rows.Series) -> None:
@@ -116,25 +167,34 @@ def compress(text: str) -> bytes:
     return lzma.compress(text.encode("utf-8"), format=lzma.FORMAT_XZ, preset=9)
 
 
-# the exact starts of the two kinds as written (canonical JSON: keys sorted, no spaces)
+# the exact starts of the kinds as written (canonical JSON: keys sorted, no spaces); a
+# columns file says its schema after the month's run ids
 _SUMMARY_START = rb'^\{"count":[0-9]+,"digest":"[0-9a-f]+","kind":"summary","month":"[0-9]{4}-[0-9]{2}","os":"[a-z0-9-]*",'
+_RUNS = rb'"runs":\[(?:"[0-9A-Za-z._-]*"(?:,"[0-9A-Za-z._-]*")*)?\],"scenario":"[a-z0-9-]*",'
 _STARTS = {"entries": re.compile(rb'^\{"kind":"entries","month":"'),
-           KIND: re.compile(_SUMMARY_START + rb'"runs":\['),        # history-summary/2: columns
-           LEGACY: re.compile(_SUMMARY_START + rb'"scenario":"[a-z0-9-]*","schema":"gorust-bench\.history-summary/1",'
-                              rb'"rows":\[')}      # history-summary/1: rows
+           KIND: re.compile(_SUMMARY_START + _RUNS + rb'"schema":"gorust-bench\.history-summary/3",'),
+           LEGACY: re.compile(_SUMMARY_START + rb'(?:"scenario":"[a-z0-9-]*","schema":"gorust-bench\.history-summary/1",'
+                              rb'"rows":\[|' + _RUNS + rb'"schema":"gorust-bench\.history-summary/2",)')}
 PEEK_BYTES = 64 * 1024
+PEEK_TEXT = 16 * 1024   # a month's run ids (~24 bytes each) fit, hundreds of them
 
 
 def peek_kind(data: bytes) -> str | None:
-    """The kind of a closed month's file ("summary"; LEGACY: summarised, as rows, to be
-    rewritten as columns; or "entries": whole) from the start of its text alone, so that years of summaries need not be decompressed to find the
-    few that are not; None when the start is not one written here (read the file then:
-    a hand-made header, a repeated key, is never taken on trust)."""
+    """The kind of a closed month's file ("summary"; LEGACY: summarised by an older
+    version, to be rewritten as history-summary/3; or "entries": whole) from the start of
+    its text alone, so that years of summaries need not be decompressed to find the few
+    that are not; None when the start is not one written here (read the file then: a
+    hand-made header, a repeated key, is never taken on trust)."""
+    dec = lzma.LZMADecompressor(format=lzma.FORMAT_XZ)
     try:
-        head = lzma.LZMADecompressor(format=lzma.FORMAT_XZ).decompress(data[:PEEK_BYTES], max_length=4096)
+        head = dec.decompress(data[:PEEK_BYTES], max_length=4096)   # (4 KiB: a third of the time of 16)
+        kind = next((kind for kind, start in _STARTS.items() if start.match(head)), None)
+        if kind is None and len(head) == 4096:   # a month of more runs than usual
+            head += dec.decompress(b"", max_length=PEEK_TEXT - len(head))
+            kind = next((kind for kind, start in _STARTS.items() if start.match(head)), None)
     except (lzma.LZMAError, EOFError):
         return None
-    return next((kind for kind, start in _STARTS.items() if start.match(head)), None)
+    return kind
 
 
 def decompress(data: bytes, what: str, max_bytes: int) -> str:
@@ -158,15 +218,16 @@ def decompress(data: bytes, what: str, max_bytes: int) -> str:
         raise BenchError(f"{what}: not UTF-8 text: {err}") from None
 
 
-# --------------------------------------------------------------------------- columns (history-summary/2)
+# --------------------------------------------------------------------------- columns (history-summary/2, /3)
 
 def is_columns(doc) -> bool:
-    """A summarised month as its file holds it (history-summary/2), not yet as rows."""
-    return is_summary(doc) and doc.get("schema") == SCHEMA and "rows" not in doc
+    """A summarised month as its file holds it (history-summary/2 or /3), not yet as rows."""
+    return is_summary(doc) and doc.get("schema") in COLUMN_SCHEMAS and "rows" not in doc
 
 
 def to_columns(doc: dict, runs: dict[str, dict] | None = None) -> dict:
-    """The history-summary/2 file of a summarised month in rows form (either version):
+    """The columns file of a summarised month in rows form (any version; a /2 month
+    stays /2, any other is labelled /3: its rows are as they are, row_of makes them /3):
     the month's runs in the order of their run records' dates (runs; else as the rows
     first name them), each series' points by run."""
     table = history_rows.Series(doc["rows"])
@@ -183,7 +244,8 @@ def to_columns(doc: dict, runs: dict[str, dict] | None = None) -> dict:
         mine = sorted(points[i], key=lambda r: at[r[0]])
         series.append({**table.by_index[i], "runs": [at[r[0]] for r in mine],
                        "fields": _field_columns([r[2] for r in mine])})
-    return {**{k: v for k, v in doc.items() if k != "rows"}, "schema": SCHEMA, "runs": order, "series": series}
+    schema = SCHEMA_2 if doc.get("schema") == SCHEMA_2 else SCHEMA
+    return {**{k: v for k, v in doc.items() if k != "rows"}, "schema": schema, "runs": order, "series": series}
 
 
 def _field_columns(payloads: list[dict]) -> dict:
@@ -207,7 +269,7 @@ def _column(values: list) -> dict:
 
 
 class ColumnError(ValueError):
-    """A history-summary/2 file whose columns do not make rows (a hand edit): one line."""
+    """A columns file whose columns do not make rows (a hand edit): one line."""
 
 
 def _rising(xs, below: int, what: str) -> list[int]:
@@ -325,7 +387,7 @@ def _series_problem(s: dict) -> str:
 
 
 def to_rows(doc: dict) -> dict:
-    """A history-summary/2 file as rows (its in-memory form, which its digest is of):
+    """A columns file as rows (its in-memory form, which its digest is of):
     series rows by number, then entry rows by run and series. ColumnError for columns
     that do not make rows."""
     check_columns(doc)
@@ -345,12 +407,12 @@ def to_rows(doc: dict) -> dict:
 
 
 def series_row(series: dict) -> dict:
-    """A series of a history-summary/2 file as its series row (history_rows)."""
+    """A series of a columns file as its series row (history_rows)."""
     return {k: v for k, v in series.items() if k not in ("runs", "fields")}
 
 
 def row_at(doc: dict, i: int, j: int) -> list:
-    """The row of series i's point j (a checked history-summary/2 file)."""
+    """The row of series i's point j (a checked columns file)."""
     s = doc["series"][i]
     payload = {}
     for name, col in s["fields"].items():

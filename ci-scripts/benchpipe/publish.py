@@ -308,18 +308,21 @@ def _compact_branch(wt: Path, remote: str, branch: str, newest: str, env: dict, 
     closed = {Path(n).name[:7]: n for n in sorted(entries) if history.is_compressed(n)}   # a file a month
     # a month that has ended is compressed whole (at the first publish after it ended); one
     # KEEP_DAYS old is summarised. Compaction does every due month at once, so the newest
-    # due month's kind tells whether any is still whole (one blob); a summary written as rows
-    # (history-summary/1, before columns) is rewritten as columns, all at once.
+    # due month's kind tells whether any is still whole; a summary of an older version is
+    # rewritten as /3, UPGRADES_PER_PUBLISH a night, the oldest first, while months are
+    # still summarised as /3: any due month's last file (the last of its month rewritten)
+    # may tell that some are left.
     due = history.closed_months(closed, newest)
+    kinds = _blob_kinds(wt, [closed[m] for m in due])
     if not (history.closed_months(whole, newest, 0)
-            or (due and _blob_kind(wt, closed[due[-1]]) in ("entries", history_summary.LEGACY))):
+            or (kinds and kinds[-1] == "entries") or history_summary.LEGACY in kinds):
         return None
     tip = _git(["rev-parse", "HEAD"], cwd=wt).stdout.strip()
     _full_checkout(wt)
     rep = history.compact(wt / HISTORY_DIR, newest=newest, max_upgrades=UPGRADES_PER_PUBLISH)
     if rep.not_upgraded:
-        log(f"publish: {len(rep.not_upgraded)} summarised month(s) left as rows (history-summary/1), read as they "
-            f"are: {rep.not_upgraded[0]}")
+        log(f"publish: {len(rep.not_upgraded)} summarised month(s) of an older version left as they are, read as "
+            f"they are: {rep.not_upgraded[0]}")
     if rep.left_out:
         log(f"publish: {rep.left_out} entries of runs without a run record (interrupted adds, never part of the "
             "history) left out of the summaries")
@@ -351,21 +354,38 @@ def _compact_branch(wt: Path, remote: str, branch: str, newest: str, env: dict, 
     return commit
 
 
-# Summaries written as rows (history-summary/1) that one publish rewrites as columns, the
-# oldest first (~0.2 s each here: a ten-year branch of 3 OSes, ~3,200 files, over 8 nights,
-# each publish well within its job's time); the newest due month's kind says whether any is left.
+# Summaries of an older version (history-summary/1, /2) that one publish rewrites as /3,
+# the oldest first (~0.2 s each here: a ten-year branch of 3 OSes, ~3,200 files, over 8
+# nights, each publish well within its job's time).
 UPGRADES_PER_PUBLISH = 400
 
 
 def _upgraded_text(rep) -> str:
-    return (f"{rep.upgraded} summarised month(s) rewritten as columns ({rep.upgraded_before / 2**20:.1f} MiB -> "
-            f"{rep.upgraded_after / 2**20:.1f} MiB)")
+    return (f"{rep.upgraded} summarised month(s) of an older version rewritten as history-summary/3 "
+            f"({rep.upgraded_before / 2**20:.1f} MiB -> {rep.upgraded_after / 2**20:.1f} MiB)")
 
 
-def _blob_kind(wt: Path, path: str) -> str | None:
-    """The kind of a closed month's file in HEAD (history_summary.peek_kind)."""
-    p = subprocess.run(["git", "cat-file", "blob", f"HEAD:{path}"], cwd=wt, capture_output=True, check=False)
-    return history_summary.peek_kind(p.stdout) if p.returncode == 0 else None
+def _blob_kinds(wt: Path, paths: list[str]) -> list[str | None]:
+    """The kind of each of these closed months' files in HEAD (history_summary.peek_kind),
+    read by one git process (None: not there, or not a start written here)."""
+    if not paths:
+        return []
+    p = subprocess.run(["git", "cat-file", "--batch"], cwd=wt, input="".join(f"HEAD:{n}\n" for n in paths).encode(),
+                       capture_output=True, check=False)
+    if p.returncode != 0:
+        return [None] * len(paths)
+    out, at = [], 0
+    for _ in paths:
+        end = p.stdout.index(b"\n", at)
+        head = p.stdout[at:end].split()
+        at = end + 1
+        if len(head) != 3 or head[1] != b"blob":   # "<name> missing"
+            out.append(None)
+            continue
+        size = int(head[2])
+        out.append(history_summary.peek_kind(p.stdout[at:at + size]))
+        at += size + 1
+    return out
 
 
 def _expire_samples(wt: Path, newest: str) -> int:

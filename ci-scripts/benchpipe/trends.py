@@ -387,7 +387,7 @@ class Model:
 
 def _month_columns(month) -> tuple[int, dict[str, Series], dict[str, tuple], str | None]:
     """A summarised month (history.SummarisedMonth) as its stretch of each series, read
-    from its columns (history-summary/2): its committed point count, {series id: Series
+    from its columns (history-summary/2, /3): its committed point count, {series id: Series
     of its points here}, {series id: (sort key, (row, series table, run record)) of its
     newest point here, what decoding that point's entry takes} and its key in the
     columns cache (None: not cached). No row or entry is made but that one; what a point

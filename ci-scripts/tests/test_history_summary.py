@@ -90,11 +90,24 @@ def test_old_months_are_summarised_and_the_site_shows_the_same(nights, tmp_path,
 
     after = history.load(root)
     assert after.runs == before.runs and len(after.entries) == len(before.entries)
+    newest: dict = {}   # each series' newest date in its summarised month keeps its whole verdict
+    for e in before.entries:
+        k = (e["os"], e["id"], e["date"][:7])
+        newest[k] = max(newest.get(k, ""), e["date"])
+    cut = whole = 0
     for old, new in zip(before.entries, after.entries):
-        if old["date"] < "2026-03":   # summarised: the entry less min, max, mean, stddev and digest
-            assert new == history_summary.project(old) and set(new["time_s"]) == {"median", "ci_low", "ci_high", "n"}
+        if old["date"] < "2026-03":   # summarised: the entry less min, max, mean, stddev, digest, verdict figures
+            last = old["date"] == newest[(old["os"], old["id"], old["date"][:7])]
+            assert new == history_summary.project(old, last) and set(new["time_s"]) == {"median", "ci_low", "ci_high", "n"}
+            if "versus" in old:
+                figures = {k for m in new["versus"]["metrics"].values() for k in m}
+                assert figures == ({"ratio", "ci_low", "ci_high", "p_value", "resolution", "verdict"} if last
+                                   else {"ratio", "verdict"}), figures
+                assert new["versus"]["metrics"].keys() == old["versus"]["metrics"].keys()
+                cut, whole = cut + (not last), whole + last
         else:   # kept whole, compressed or not
             assert new == old
+    assert cut > 3 * whole > 0, (cut, whole)   # nights five days apart: ~6 a month
 
     # every series, verdict, change point and chart the site showed, byte for byte
     site.render(root, tmp_path / "site2", jobs=1)
@@ -651,10 +664,57 @@ def test_summaries_written_as_rows_read_the_same_and_are_rewritten_as_columns_by
 
     p = subprocess.run([str(BENCH), "history", "compact", "--history", str(root)], capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
-    assert f"{len(columns)} summarised month(s) rewritten from rows (history-summary/1) as columns" in p.stdout, p.stdout
+    assert f"{len(columns)} summarised month(s) of an older version (history-summary/1, /2) rewritten as /3" in p.stdout, \
+        p.stdout
     assert {p: p.read_bytes() for p in columns} == columns
     assert history.check(root) == [] and history.compact(root).upgraded == 0
     _same_models(want, _model(root))
+
+
+def test_summaries_with_whole_verdicts_are_rewritten_as_compaction_writes_them_now(nights, tmp_path, monkeypatch):
+    """history-summary/2 (columns, every figure of every toolchain verdict) is read as it
+    is and checks; `bench history compact` rewrites it as /3, the very bytes compaction
+    writes now, each verdict but those of a series' newest date in the month cut to its
+    metrics' ratios and verdicts, smaller; the site the same, byte for byte."""
+    root, now = tmp_path / "h", tmp_path / "now"
+    add_results(root, nights)
+    add_results(now, nights)
+    history.compact(now)
+    whole = {e["run"] + e["id"]: e for e in history.load(root).entries}
+    with monkeypatch.context() as m:   # as the previous version summarised: whole verdicts, labelled /2
+        m.setattr(history_summary, "SCHEMA", history_summary.SCHEMA_2)
+        m.setattr(history_summary, "cut_versus", lambda v: v)
+        history.compact(root)
+    old = [p for p in _summaries(root) if history_summary.peek_kind(p.read_bytes()) == history_summary.LEGACY]
+    assert len(old) >= 4 and all(json.loads(lzma.decompress(p.read_bytes()))["schema"] == history_summary.SCHEMA_2
+                                 for p in old)
+    assert history.check(root) == []
+    read = history.load(root)
+    assert all(e["versus"] == whole[e["run"] + e["id"]]["versus"] for e in read.entries if "versus" in e)
+    site.render(root, tmp_path / "site1", jobs=1)
+    size_before = sum(p.stat().st_size for p in old)
+
+    p = subprocess.run([str(BENCH), "history", "compact", "--history", str(root)], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert f"{len(old)} summarised month(s) of an older version (history-summary/1, /2) rewritten as /3" in p.stdout
+    assert {p.relative_to(root): p.read_bytes() for p in old} == {p.relative_to(now): p.read_bytes() for p in _summaries(now)
+                                                                 if p.name in {q.name for q in old}}
+    assert all(history_summary.peek_kind(p.read_bytes()) == "summary" for p in old)
+    assert sum(p.stat().st_size for p in old) < 0.9 * size_before, size_before
+    assert history.check(root) == [] and history.compact(root).upgraded == 0
+    after = history.load(root)
+    got = {e["run"] + e["id"]: e for e in after.entries}
+    files: dict = {}   # the summarised entries as whole, by file (OS, scenario, month)
+    for k, e in got.items():
+        if "digest" not in e:
+            files.setdefault((e["os"], e["key"]["scenario"], e["date"][:7]), []).append(whole[k])
+    assert len(files) == len(old)
+    for entries in files.values():
+        assert sorted(map(history.canonical, history_summary.projections(entries))) == \
+            sorted(history.canonical(got[e["run"] + e["id"]]) for e in entries)
+    assert any(e.get("versus") != whole[k].get("versus") for k, e in got.items())
+    site.render(root, tmp_path / "site2", jobs=1)
+    assert _tree(tmp_path / "site1") == _tree(tmp_path / "site2")
 
 
 def test_a_branch_of_summaries_written_as_rows_is_rewritten_by_publish_a_few_a_night(nights, tmp_path, monkeypatch):
@@ -665,6 +725,11 @@ def test_a_branch_of_summaries_written_as_rows_is_rewritten_by_publish_a_few_a_n
     _git("clone", "--quiet", "--branch", "gh-pages", remote, wt)
     summaries = [p for p in _summaries(wt / "history") if history_summary.peek_kind(p.read_bytes()) == "summary"]
     want = {p: p.read_bytes() for p in summaries}
+    # the older months as an older version wrote them, the newest due month's as now (it
+    # was summarised after the upgrade came): publish still finds the older ones
+    newest = max(p.name for p in summaries)
+    assert newest == "2026-02.json.xz"
+    summaries = [p for p in summaries if p.name != newest]
     for p in summaries:
         _as_rows_file(p)
     _git("-C", wt, "commit", "--quiet", "-am", "summaries as history-summary/1 wrote them")
@@ -677,10 +742,11 @@ def test_a_branch_of_summaries_written_as_rows_is_rewritten_by_publish_a_few_a_n
         (tmp_path / "later.json").write_text(json.dumps(later))
         rep = publish.publish(str(remote), "gh-pages", [tmp_path / "later.json"], detect=False, log=lines.append)
         done = [len(summaries) - 1, 1][n]
-        assert rep.pushed and any(f"{done} summarised month(s) rewritten as columns" in ln for ln in lines), lines
+        assert rep.pushed and any(f"{done} summarised month(s) of an older version rewritten as history-summary/3"
+                                  in ln for ln in lines), lines
     _git("-C", wt, "fetch", "--quiet", "origin", "gh-pages")   # (squashed: not a descendant)
     _git("-C", wt, "reset", "--quiet", "--hard", "FETCH_HEAD")
-    assert {p: p.read_bytes() for p in summaries} == want
+    assert {p: p.read_bytes() for p in want} == want
     assert history.check(wt / "history") == []
 
 
@@ -780,7 +846,7 @@ def test_a_summary_written_as_rows_that_does_not_check_is_left_and_blocks_nothin
     add_results(root, nights[24:])
     p = subprocess.run([str(BENCH), "history", "compact", "--history", str(root)], capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
-    assert "(2026-02) summarised" in p.stdout and f"left as rows (read as it is): {jan}" in p.stdout, p.stdout
+    assert "(2026-02) summarised" in p.stdout and f"left as it is (read as it is): {jan}" in p.stdout, p.stdout
     assert history_summary.peek_kind(jan.read_bytes()) == history_summary.LEGACY
 
 
@@ -943,3 +1009,20 @@ def test_the_site_keeps_the_summarised_months_as_series(nights, tmp_path, monkey
     monkeypatch.setattr(series_cache, "_start", lambda: "bench-series/1 other code")
     assert series_cache.get(kept, k) is None
 
+
+
+@pytest.mark.parametrize("schema, rows, runs, kind", [
+    (history_summary.SCHEMA, False, 3, "summary"),
+    (history_summary.SCHEMA, False, 500, "summary"),      # its schema said past the first 4 KiB
+    (history_summary.SCHEMA, False, 0, "summary"),
+    (history_summary.SCHEMA_2, False, 3, history_summary.LEGACY),
+    (history_summary.SCHEMA_2, False, 500, history_summary.LEGACY),
+    (history_summary.SCHEMA_1, True, 3, history_summary.LEGACY),
+    (history_summary.SCHEMA, False, 1000, None),          # past what is peeked at: the file is read
+    ("gorust-bench.history-summary/9", False, 3, None),
+])
+def test_the_start_of_a_summary_tells_its_version(schema, rows, runs, kind):
+    doc = {"count": 1, "digest": "ab", "kind": "summary", "month": "2026-01", "os": "linux", "scenario": "cpu",
+           "schema": schema, **({"rows": []} if rows else {"runs": [f"r{i:020d}" for i in range(runs)], "series": []})}
+    text = history.serialise(doc) if rows else history.canonical(doc)   # as each version wrote it
+    assert history_summary.peek_kind(lzma.compress(text.encode(), format=lzma.FORMAT_XZ)) == kind

@@ -31,8 +31,9 @@ def add_arguments(p):
     k = sub.add_parser("compact", help="summarise each month that ended more than --keep-days before the newest run: "
                                        "medians, intervals, counts and every other field kept, min/max/mean/stddev "
                                        "and entry digests dropped, xz-compressed (each entry proven first); a month that "
-                                       "has ended but is younger is kept whole, xz-compressed; a summary written as rows "
-                                       "(history-summary/1) is rewritten as columns")
+                                       "has ended but is younger is kept whole, xz-compressed; a summary of an older "
+                                       "version (history-summary/1, /2) is rewritten as /3, its toolchain verdicts cut "
+                                       "to each metric's ratio and verdict")
     k.add_argument("--history", required=True, type=Path, help="the history directory")
     k.add_argument("--keep-days", type=_days, default=history_summary.KEEP_DAYS,
                    help=f"days of whole entries kept (default: {history_summary.KEEP_DAYS})")
@@ -93,11 +94,12 @@ def run(args) -> int:
                   f"({', '.join(rep.closed_months)}) kept whole, compressed, {rep.closed_before / 2**20:.1f} MiB -> "
                   f"{rep.closed_after / 2**20:.2f} MiB; each read back as written")
         if rep.upgraded:
-            print(f"{args.history}: {rep.upgraded} summarised month(s) rewritten from rows (history-summary/1) as "
-                  f"columns (/2), {rep.upgraded_before / 2**20:.1f} MiB -> {rep.upgraded_after / 2**20:.1f} MiB; "
-                  "each holds the same rows, proven before it was written")
+            print(f"{args.history}: {rep.upgraded} summarised month(s) of an older version (history-summary/1, /2) "
+                  f"rewritten as /3, {rep.upgraded_before / 2**20:.1f} MiB -> {rep.upgraded_after / 2**20:.1f} MiB; "
+                  "each holds the same rows, its toolchain verdicts cut to each metric's ratio and verdict, proven "
+                  "before it was written")
         for why in rep.not_upgraded:
-            print(f"{args.history}: left as rows (read as it is): {why}")
+            print(f"{args.history}: left as it is (read as it is): {why}")
         return 0
     rep = add_results(args.history, args.results)
     if args.data_js:
