@@ -287,6 +287,20 @@ def summary_triple(v) -> tuple | None:
     return (v.get("median"), v.get("ci_low"), v.get("ci_high"))
 
 
+def versus_point(v):
+    """What the site reads of a point's toolchain verdict: its older side and headline
+    ratio (versions.older_side; the Compiler versions trail and charts). A series' newest
+    verdict is read whole from Series.last. Ten years of whole verdicts were half of the
+    series cache (205 MB an OS) and 9 s of a night's load."""
+    if not v or type(v) is not dict:
+        return v
+    out = {k: v[k] for k in ("toolchain", "channel") if k in v}
+    m = v.get("metrics")
+    h = m.get(HEADLINE.name) if type(m) is dict else None
+    out["metrics"] = {HEADLINE.name: {"ratio": h.get("ratio")}} if type(h) is dict else {}
+    return out
+
+
 @dataclass
 class Series:
     """One benchmark (key without label) on one OS and channel, over time. key: the
@@ -303,7 +317,7 @@ class Series:
     commits: list[str] = field(default_factory=list)
     runs: list[str] = field(default_factory=list)
     keys: list[dict] = field(default_factory=list)               # each point's key (its toolchain)
-    versus: list[dict | None] = field(default_factory=list)      # each point's compiler-version verdict
+    versus: list[dict | None] = field(default_factory=list)      # each point's compiler-version verdict (versus_point)
     stats: dict[str, list[tuple | None]] = field(default_factory=lambda: {m: [] for m in METRICS})  # metric -> (median, ci_low, ci_high)
     last: dict | None = None
     metric_changepoints: dict[str, list[dict]] = field(default_factory=dict)  # metric name -> its change points
@@ -323,7 +337,7 @@ class Series:
         self.commits.append(commit)
         self.runs.append(run)
         self.keys.append(key)
-        self.versus.append(fields.get("versus"))
+        self.versus.append(versus_point(fields.get("versus")))
         for m in METRICS.values():
             self.stats[m.name].append(summary_triple(m.summary_of(fields)))
         self.key = key
@@ -429,7 +443,7 @@ def _read_columns(doc: dict, recs: dict) -> tuple[int, dict[str, Series], dict[s
             else [recs[r]["date"] for r in runs]
         commits = [recs[r]["commit"] if v is _ABSENT else v for r, v in zip(runs, said["commit"])] \
             if "commit" in said else [recs[r]["commit"] for r in runs]
-        versus = [None if v is _ABSENT else v for v in _point_values(fields["versus"], n, keep)] \
+        versus = [None if v is _ABSENT else versus_point(v) for v in _point_values(fields["versus"], n, keep)] \
             if "versus" in fields else [None] * len(keep)
         stats = {m.name: _metric_triples(fields, m.fields, n, keep) for m in METRICS.values()}
         # the points by OS and channel (one group, unless a point says its own)

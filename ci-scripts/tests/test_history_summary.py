@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from benchpipe import catalogue, columns_cache, history, history_summary, publish, series_cache, site, trends
+from benchpipe import catalogue, columns_cache, history, history_summary, publish, series_cache, site, trends, versions
 from benchpipe.commands.history import add_results
 from benchpipe.errors import BenchError
 from benchpipe.results import key_id
@@ -167,6 +167,32 @@ def test_old_months_are_summarised_and_the_site_shows_the_same(nights, tmp_path,
     assert history.compact(root, newest="2026-09-01T00:00:00Z").months == ["2026-03", "2026-04", "2026-05"]
     assert {history_summary.peek_kind(f.read_bytes()) for f in _summaries(root)} == {"summary", "entries"}
     assert history.check(root) == [] and len(history.load(root).entries) == len(again.entries)
+
+
+def test_the_series_keep_of_each_verdict_what_the_site_shows(nights, tmp_path, monkeypatch):
+    """Each point's compiler verdict in the trend model is its older side and headline
+    ratio (trends.versus_point; a series' newest verdict is read whole from its last
+    entry): the site is byte for byte what whole verdicts gave."""
+    root = tmp_path / "h"
+    add_results(root, nights)
+    history.compact(root)
+    slim = _model(root)
+    site.render(root, tmp_path / "slim", jobs=1)
+    monkeypatch.setattr(trends, "versus_point", lambda v: v)
+    whole = _model(root)
+    site.render(root, tmp_path / "whole", jobs=1)
+
+    head = trends.HEADLINE.name
+    points = [v for s in slim.series.values() for v in s.versus if v]
+    assert points and all(set(v) <= {"toolchain", "channel", "metrics"} and set(v["metrics"]) == {head}
+                          and set(v["metrics"][head]) == {"ratio"} for v in points)
+    wide = [v for s in whole.series.values() for v in s.versus if v]
+    assert any("ci_low" in m for v in wide for m in v["metrics"].values())   # what the slim model leaves out
+    assert [(v["toolchain"], v.get("channel"), v["metrics"][head]["ratio"]) for v in wide] == \
+        [(v["toolchain"], v.get("channel"), v["metrics"][head]["ratio"]) for v in points]
+    assert slim.latest == whole.latest and versions.rows(slim) == versions.rows(whole)
+    one, two = _tree(tmp_path / "slim"), _tree(tmp_path / "whole")
+    assert any(k.startswith("charts/versions") for k in one) and one == two
 
 
 def _rewrite(path: Path, change) -> None:
