@@ -36,6 +36,22 @@ RUST_TOOLCHAINS = ("rust1.94.1", "rust1.95.0")
 OSES = ("linux", "macos", "windows")
 # the channel each synthetic toolchain was asked for (runner: Built.channel)
 CHANNELS = {"go1.25.9": "oldstable", "go1.26.8": "stable", "rust1.94.1": "1.94.1", "rust1.95.0": "stable"}
+# What the real figures resolve, so that synthetic numbers are no harder to compress than
+# real ones: CPU times come from getrusage (microseconds) on Linux and macOS and from
+# GetProcessTimes (100 ns) on Windows; peak memory from ru_maxrss (KiB on Linux; bytes on
+# macOS, but whole pages: 16 KiB on the arm64 runners) and PeakWorkingSetSize (4 KiB pages)
+# on Windows, hyperfine's and the programs' alike. Wall times are nanoseconds everywhere.
+CPU_DIGITS = {"linux": 6, "macos": 6, "windows": 7}
+RSS_UNIT = {"linux": 1024, "macos": 16384, "windows": 4096}
+
+
+def _cpu(seconds: float, os_: str) -> float:
+    return round(seconds, CPU_DIGITS[os_])
+
+
+def _rss(nbytes: float, os_: str) -> int:
+    unit = RSS_UNIT[os_]
+    return max(unit, round(nbytes / unit) * unit)
 
 
 @lru_cache(maxsize=None)
@@ -86,9 +102,10 @@ def record(key: dict, os_: str, wall: float, rss: int, cores: int = 4) -> dict:
         "schema": "gorust-bench.record/1", "lang": lang, "program": _program(key["build"]), "build": key["build"],
         "toolchain": key["toolchain"], "scenario": key["scenario"], "variant": key["variant"],
         "params": dict(key["params"]), "checksum": 12345, "elapsed_s": round(wall * 0.95, 9),
-        "window_cpu_s": {"user": round(wall * 0.75, 9), "sys": round(wall * 0.09, 9)}, "latency_us": _latency(key, wall),
-        "peak_rss_bytes": rss, "baseline_rss_bytes": min(rss, 2_000_000),
-        "cpu_user_s": round(wall * 0.8, 9), "cpu_sys_s": round(wall * 0.1, 9),
+        "window_cpu_s": {"user": _cpu(wall * 0.75, os_), "sys": _cpu(wall * 0.09, os_)},
+        "latency_us": _latency(key, wall),
+        "peak_rss_bytes": rss, "baseline_rss_bytes": min(rss, _rss(2_000_000, os_)),
+        "cpu_user_s": _cpu(wall * 0.8, os_), "cpu_sys_s": _cpu(wall * 0.1, os_),
         "runtime": {"os": os_, "arch": "x86_64", "num_cpu": cores}, "metrics": {},
     }
 
@@ -99,14 +116,14 @@ def benchmark(key: dict, os_: str, runs: int, rng: random.Random, factor: float 
     t, mem = model(key["scenario"], key["variant"], key["build"], key["toolchain"], os_, size)
     t *= factor
     walls = [t * math.exp(rng.gauss(0, 0.02)) for _ in range(runs)]
-    rss = [int(mem * math.exp(rng.gauss(0, 0.01))) for _ in range(runs)]
+    rss = [_rss(mem * math.exp(rng.gauss(0, 0.01)), os_) for _ in range(runs)]
     b = {"id": key_id(key), "key": key, "status": status}
     if key["toolchain"] in CHANNELS:
         b["channel"] = CHANNELS[key["toolchain"]]
     b |= {"command": [_program(key["build"]), key["scenario"], "--variant", key["variant"]]}
     if status == "ok":
-        b["samples"] = {"wall_s": [round(w, 9) for w in walls], "user_s": [round(w * 0.8, 9) for w in walls],
-                        "sys_s": [round(w * 0.1, 9) for w in walls], "peak_rss_bytes": rss}
+        b["samples"] = {"wall_s": [round(w, 9) for w in walls], "user_s": [_cpu(w * 0.8, os_) for w in walls],
+                        "sys_s": [_cpu(w * 0.1, os_) for w in walls], "peak_rss_bytes": rss}
         b["records"] = [record(key, os_, w, r) for w, r in zip(walls, rss)] if records else []
     else:
         b["reason"] = reason or "exit 1: synthetic failure"
