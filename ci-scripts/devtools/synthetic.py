@@ -38,9 +38,10 @@ OSES = ("linux", "macos", "windows")
 CHANNELS = {"go1.25.9": "oldstable", "go1.26.8": "stable", "rust1.94.1": "1.94.1", "rust1.95.0": "stable"}
 # What the real figures resolve, so that synthetic numbers are no harder to compress than
 # real ones: CPU times come from getrusage (microseconds) on Linux and macOS and from
-# GetProcessTimes (100 ns) on Windows; peak memory from ru_maxrss (KiB on Linux; bytes on
-# macOS, but whole pages: 16 KiB on the arm64 runners) and PeakWorkingSetSize (4 KiB pages)
-# on Windows, hyperfine's and the programs' alike. Wall times are nanoseconds everywhere.
+# GetProcessTimes (100 ns) on Windows; peak memory on Linux from ru_maxrss (hyperfine) and
+# VmHWM (the programs), both counted in KiB (really whole 4 KiB pages: 1024 errs on the
+# fine side), on macOS from ru_maxrss in bytes but whole pages (16 KiB on the arm64
+# runners), on Windows from PeakWorkingSetSize (4 KiB pages). Wall times: nanoseconds.
 CPU_DIGITS = {"linux": 6, "macos": 6, "windows": 7}
 RSS_UNIT = {"linux": 1024, "macos": 16384, "windows": 4096}
 
