@@ -51,7 +51,7 @@ func TestCPUChecksumDependsOnItems(t *testing.T) {
 // Elapsed on Windows, which counts CPU time in 15.6 ms ticks, longer than these windows.
 func TestCPUWindowGrowsWithItems(t *testing.T) {
 	const n = 250000
-	cpu := func(items int) float64 {
+	work := func(items int) float64 {
 		var runs []float64
 		for range 3 {
 			rec := benchRecord(t, nil, "cpu", "--tasks", "4", "--items", fmt.Sprint(items), "--threads", "1")
@@ -63,9 +63,9 @@ func TestCPUWindowGrowsWithItems(t *testing.T) {
 		}
 		return slices.Min(runs)
 	}
-	small, large := cpu(n), cpu(8*n)
+	small, large := work(n), work(8*n)
 	if large < 2*small {
-		t.Fatalf("window CPU for %d items %.6fs, for %d items %.6fs: ratio %.2f, want > 2", n, small, 8*n, large, large/small)
+		t.Fatalf("window work (CPU time; elapsed on Windows) for %d items %.6fs, for %d items %.6fs: ratio %.2f, want > 2", n, small, 8*n, large, large/small)
 	}
 	t.Logf("items %d: %.6fs, %d: %.6fs, ratio %.2f", n, small, 8*n, large, large/small)
 }
