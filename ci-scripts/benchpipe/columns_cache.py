@@ -1,8 +1,9 @@
-"""The site folder's cache of summarised months read as columns (`.cache/columns/`).
+"""The site folder's cache of closed months read as columns (`.cache/columns/`).
 
 A summarised month's file changes only when compaction rewrites it, yet every render
 reads it again: at ten years about 1,050 files an OS, whose xz and strict JSON were most
-of a night's load. So the checked columns of each file (history.SummarisedMonth.columns)
+of a night's load; a closed month kept whole (the last 90 days) never changes either,
+and two or three of them were half of it at a year (100,000 entries on 3 OSes). So the checked columns of each file (history.SummarisedMonth.columns)
 are kept here, keyed by the SHA-256 of the file's bytes, in Python's marshal format
 (plain data: dicts, lists, text, numbers; read back many times faster than xz and JSON).
 
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import marshal
 import os
 import re
@@ -45,9 +47,14 @@ def magic() -> bytes:
            f"code {code_digest(_CODE)}\n".encode()
 
 
-def key(data: bytes) -> str:
-    """The cache key of a summarised month's file: the digest of its bytes."""
-    return hashlib.sha256(data).hexdigest()
+def key(data: bytes, runs: dict | None = None) -> str:
+    """The cache key of a closed month's file: the digest of its bytes (and, for a month
+    kept whole, whose columns depend on them, of its month's run records)."""
+    h = hashlib.sha256(data)
+    if runs is not None:
+        h.update(b"\nruns " + json.dumps(runs, sort_keys=True, separators=(",", ":"),
+                                          ensure_ascii=False).encode("utf-8", "surrogatepass"))
+    return h.hexdigest()
 
 
 def _path(folder: Path, k: str) -> Path:

@@ -993,7 +993,9 @@ def _interrupted_compactions(files: list[tuple[Path, str]]) -> list[Path]:
 
 @dataclass
 class SummarisedMonth:
-    """A summarised month's file as load(summaries="rows") leaves it: not read yet. Its
+    """A closed month's file as load(summaries="rows") leaves it: not read yet. A
+    summarised month, or one kept whole (`whole`: its entries compressed, read as the
+    summarised month compaction would make of it, its series' newest points whole). Its
     rows go straight into the trend model's columns (trends.build, several months at
     once in parallel processes: ten years of them are most of a render's time)."""
     path: Path
@@ -1002,6 +1004,7 @@ class SummarisedMonth:
     doc: dict | None = None      # the parsed file, where load had to read it to know its kind
     count: int | None = None     # its committed rows, once read
     cache: Path | None = None    # the site's cache of columns (columns_cache), if any
+    whole: bool = False          # kept whole (kind "entries"), not summarised
 
     def rows(self) -> tuple[history_rows.Series, list[list]]:
         """Its series table and its committed rows by date, checked as load checks them
@@ -1011,6 +1014,8 @@ class SummarisedMonth:
         except BenchError as err:
             raise BenchError(f"{err}; run `bench history check`") from None
         try:
+            if self.whole:
+                doc = history_summary.to_rows(self._summary_of_whole(doc))
             if not history_summary.is_summary(doc) or doc["month"] != self.month:
                 raise ValueError("not this month's summary")
             series = history_rows.Series(doc["rows"])
@@ -1040,16 +1045,18 @@ class SummarisedMonth:
                 doc = self.doc
             elif self.cache is not None and is_compressed(self.path):
                 data = read_compressed(self.path)
-                k = columns_cache.key(data)
+                # (a whole month's columns depend on its run records too: their order, its
+                # series' newest dates)
+                k = columns_cache.key(data, self.runs if self.whole else None)
                 doc = columns_cache.get(self.cache, k)
-                if doc is not None and doc.get("month") == self.month:   # (the key is of the bytes, not the name)
-                    return doc, k
+                if doc is not None and doc.get("month") == self.month and ("whole" in doc) == self.whole:
+                    return doc, k   # (the key is of the bytes, not the name)
                 doc = strictjson.loads(text_of(self.path, data), str(self.path))
             else:
                 doc = strictjson.loads(read_text(self.path), str(self.path))
         except BenchError as err:
             raise BenchError(f"{err}; run `bench history check`") from None
-        if not history_summary.is_columns(doc):   # rows made columns with the run records: not kept
+        if not (self.whole or history_summary.is_columns(doc)):   # rows made columns with the run records: not kept
             k = None
         doc = self._checked_columns(doc, what)
         if k is not None:
@@ -1058,9 +1065,11 @@ class SummarisedMonth:
 
     def _checked_columns(self, doc, what: str) -> dict:
         try:
-            if not history_summary.is_summary(doc) or doc["month"] != self.month:
+            if self.whole:
+                doc = self._summary_of_whole(doc)
+            elif not history_summary.is_summary(doc) or doc["month"] != self.month:
                 raise ValueError("not this month's summary")
-            if not history_summary.is_columns(doc):   # rows (/1, or read by load already)
+            elif not history_summary.is_columns(doc):   # rows (/1, or read by load already)
                 series = history_rows.Series(doc["rows"])
                 for r in doc["rows"]:
                     if isinstance(r, list):
@@ -1072,6 +1081,45 @@ class SummarisedMonth:
         except (*_MALFORMED, history_rows.RowError):
             raise BenchError(f"{what}; run `bench history check`") from None
         return doc
+
+    def _summary_of_whole(self, doc) -> dict:
+        """A month kept whole (history/2 rows; entry objects, in a hand-made file) as the
+        columns of the summarised month compaction would make of it (history_summary: what
+        the site reads of each point is the same), its series numbered in order, and
+        `whole`: the whole rows of each series' newest date (Series.last and the newest
+        verdict are whole entries). Its committed rows only. Raises what a file that is
+        not that trips (_MALFORMED, history_rows.RowError)."""
+        if doc["kind"] != "entries" or doc["month"] != self.month:
+            raise ValueError("not this month's entries")
+        if has_rows(doc):
+            table = history_rows.Series(doc["rows"])
+            rows = [r for r in doc["rows"] if isinstance(r, list) and r[0] in self.runs]
+            for r in rows:   # (what decode refuses, refused here)
+                history_rows.check(r, table)
+                if len(r) != 4:
+                    raise history_rows.RowError("an entry row is [run, series, fields, digest]")
+        else:
+            table, rows = history_rows.Series(), []
+            for e in doc["entries"]:
+                if e["run"] in self.runs:
+                    rows += history_rows.encode(e, table, self.runs[e["run"]])
+            rows = [r for r in rows if isinstance(r, list)]
+        number = {i: n for n, i in enumerate(sorted(table.by_index))}
+        head = [{**table.by_index[i], "series": number[i]} for i in sorted(table.by_index)]
+        rows = [[r[0], number[r[1]], *r[2:]] for r in rows]
+
+        def date(r):
+            own = r[2].get("date")
+            return own if type(own) is str else self.runs[r[0]]["date"]
+        newest: dict[int, str] = {}
+        for r in rows:
+            newest[r[1]] = max(newest.get(r[1], ""), date(r))
+        summary = {"schema": history_summary.SCHEMA, "kind": history_summary.KIND, "os": doc.get("os"),
+                   "scenario": doc.get("scenario"), "month": self.month, "count": len(rows),
+                   "rows": history_summary.summarised_rows([*head, *rows], self.runs)}
+        out = history_summary.to_columns(summary, self.runs)
+        out["whole"] = [r for r in rows if date(r) == newest[r[1]]]
+        return out
 
 
 @dataclass
@@ -1099,11 +1147,12 @@ def load(root, summaries: str = "entries") -> History:
     """Everything in the history, read and checked (fast checks only: structure of
     the files, digests; `check` runs the full schema validation).
 
-    summaries="rows": a summarised month is left unread (History.summarised: a
-    SummarisedMonth, which trends.build reads, in parallel, into a few columns of its
-    rows: ten years are 1.2 million rows an OS, most of the site's time when each was made
-    into an entry), where the start of its file is one written here; its rows are checked
-    when read."""
+    summaries="rows": a closed month's file, summarised or kept whole, is left unread
+    (History.summarised: a SummarisedMonth, which trends.build reads, in parallel, into a
+    few columns of its rows: ten years are 1.2 million rows an OS, most of the site's time
+    when each was made into an entry), where the start of its file is one written here;
+    its rows are checked when read. Only the open months' entries are in History.entries
+    then."""
     with gcpause.paused():
         return _load(Path(root), summaries)
 
@@ -1119,11 +1168,12 @@ def _load(root: Path, summaries: str) -> History:
     for path, rel in files:
         if path in halfway:
             continue   # its full month file is still there, and read
-        if summaries == "rows" and is_compressed(path) and _peek_kind(path) in (history_summary.KIND,
-                                                                               history_summary.LEGACY):
-            # read later, where its rows are wanted (trends.build); a file whose start is not
-            # one written here is read now, as every other
-            deferred.append((path, path.name[:-len(history_summary.SUFFIX)]))
+        kind = _peek_kind(path) if summaries == "rows" and is_compressed(path) else None
+        if kind in (history_summary.KIND, history_summary.LEGACY, "entries"):
+            # read later, where its rows are wanted (trends.build), a month kept whole as
+            # columns too (closed: its file never changes, and the site caches them); a
+            # file whose start is not one written here is read now, as every other
+            deferred.append((path, path.name[:-len(history_summary.SUFFIX)], kind == "entries"))
             continue
         try:
             doc = read_doc(path)
@@ -1141,7 +1191,7 @@ def _load(root: Path, summaries: str) -> History:
         except _MALFORMED:
             raise BenchError(f"{path}: not a valid history file; run `bench history check`") from None
     entries = []
-    summarised = [SummarisedMonth(path, month, by_month.get(month, {})) for path, month in deferred]
+    summarised = [SummarisedMonth(path, month, by_month.get(month, {}), whole=whole) for path, month, whole in deferred]
     for path, doc in docs:
         try:
             # a history/2 row is decoded beside the run records of its own month, as check does

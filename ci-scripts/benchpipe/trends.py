@@ -420,6 +420,8 @@ def _month_columns(month) -> tuple[int, dict[str, Series], dict[str, tuple], str
 
 def _read_columns(doc: dict, recs: dict) -> tuple[int, dict[str, Series], dict[str, tuple]]:
     run_ids = doc["runs"]
+    # a month kept whole: its series' newest points as whole rows (history.SummarisedMonth)
+    whole_rows = {(r[0], r[1]): r for r in doc["whole"]} if "whole" in doc else {}
     out: dict[str, Series] = {}
     tails: dict[str, tuple] = {}
     count, resort = 0, set()
@@ -475,7 +477,7 @@ def _read_columns(doc: dict, recs: dict) -> tuple[int, dict[str, Series], dict[s
             p = max(ps, key=lambda p: (dates[p], runs[p]))
             order = (dates[p], runs[p], s["id"])
             if sid not in tails or tails[sid][0] < order:
-                tails[sid] = (order, (history_summary.row_at(doc, i, keep[p]),
+                tails[sid] = (order, (whole_rows.get((runs[p], i)) or history_summary.row_at(doc, i, keep[p]),
                                       history_rows.Series([history_summary.series_row(s)]),
                                       recs[runs[p]]))
     if any("date" in s["fields"] for s in doc["series"]):   # a point that says its own date (hand-made)
@@ -565,13 +567,19 @@ def _add_summarised(series: dict[str, Series], hist, jobs: int | None = None,
             s.extend(g)
             if sid not in tails or tails[sid][0] < newest[sid][0]:
                 tails[sid] = newest[sid]
-    tails = {sid: (order, history_summary.decode(*point)) for sid, (order, point) in tails.items()}
+    tails = {sid: (order, _tail_entry(*point)) for sid, (order, point) in tails.items()}
     if k:   # (before build adds the entries to these series)
         series_cache.put(series_cache_path, k, {
             "counts": [m.count for m in months], "tails": tails,
             "series": {sid: (s.os, s.key, s.channel, s.dates, s.commits, s.runs, s.keys, s.versus, s.stats)
                        for sid, s in series.items()}})
     return tails
+
+
+def _tail_entry(row: list, table: history_rows.Series, run: dict) -> dict:
+    """A series' newest point in a closed month as its entry: whole from a month kept
+    whole (its row has a digest), else the projection a summarised row holds."""
+    return history_rows.decode(row, table, run) if len(row) == 4 else history_summary.decode(row, table, run)
 
 
 def _positive(values: list) -> list[int] | None:

@@ -46,6 +46,20 @@ def older_side(v: dict) -> str:
     return v.get("channel") or v["toolchain"]
 
 
+def _trail(versus: list, older: str) -> list[float]:
+    """The last TRAIL headline ratios against this older side, oldest first: read from
+    the newest point back (ten years are 3,650 points a series, of which 14 are shown)."""
+    trail = []
+    for x in reversed(versus):
+        if x and older_side(x) == older:
+            ratio = _metric(x, HEADLINE.name)["ratio"]
+            if ratio is not None:
+                trail.append(ratio)
+                if len(trail) == TRAIL:
+                    break
+    return trail[::-1]
+
+
 def rows(model: trends.Model) -> dict[str, list[dict]]:
     """OS -> rows, regressions first, then by how far the headline ratio is from 1."""
     out: dict[str, list[dict]] = {}
@@ -55,8 +69,7 @@ def rows(model: trends.Model) -> dict[str, list[dict]]:
         if not v:
             continue
         older = older_side(v)
-        trail = [_metric(x, HEADLINE.name)["ratio"] for x in s.versus
-                 if x and older_side(x) == older and _metric(x, HEADLINE.name)["ratio"] is not None][-TRAIL:]
+        trail = _trail(s.versus, older)
         k = e["key"]
         metrics = {name: _metric(v, name) for name in METRICS}
         out.setdefault(s.os, []).append({

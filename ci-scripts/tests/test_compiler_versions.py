@@ -97,6 +97,8 @@ def test_compare_flags_the_slowed_toolchain_and_nothing_else(interleaved):
     go_pair = next(v for (b, _), v in pairs.items() if b == OLD_GO)
     rust_pair = next(v for (b, _), v in pairs.items() if b.startswith("rust"))
     assert len(go_pair) == 2 and len(rust_pair) == 10  # every benchmark of each language, per pair
+    for c in go_pair + rust_pair:   # (compare leaves a metric out whose pairs were all contended)
+        assert "time" in c["metrics"], f"no time figure: every pair contended (a busy machine?): {c['id']}"
     for c in go_pair:
         assert c["verdict"] == stats.REGRESSION, c
         # beyond the band the Rust pair may move in (below); -N -l cost over 1.3x on an idle

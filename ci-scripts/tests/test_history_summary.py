@@ -529,9 +529,13 @@ def test_publish_compacts_once_and_squashes_the_branch(nights, tmp_path):
     cache = tmp_path / "site" / site.COLUMNS_CACHE
     assert not cache.exists()
     publish.render_site(co, tmp_path / "site", jobs=1, detect=False)
-    summarised = [p for p in _summaries(co / "history") if history_summary.peek_kind(p.read_bytes()) == "summary"]
+    # each closed month's: summarised, and kept whole (keyed by its run records too)
+    closed = history.load(co / "history", summaries="rows").summarised
+    assert {m.month for m in closed if m.whole} == {"2026-03", "2026-04", "2026-05"}
+    assert {m.month for m in closed if not m.whole} == {"2026-01", "2026-02"}
     assert sorted(p.name for p in cache.iterdir()) == \
-        sorted(columns_cache.key(p.read_bytes()) + columns_cache.SUFFIX for p in summarised) and summarised
+        sorted(columns_cache.key(m.path.read_bytes(), m.runs if m.whole else None) + columns_cache.SUFFIX
+               for m in closed)
     # the next publish finds nothing to compact and pushes on top of the squashed commit
     again = publish.publish(str(remote), "gh-pages", nights[-1:], log=lines.append)
     assert not again.pushed and int(_git("--git-dir", remote, "rev-list", "--count", "gh-pages")) == 1
@@ -686,7 +690,10 @@ def test_summaries_written_as_rows_read_the_same_and_are_rewritten_as_columns_by
     site.render(root, tmp_path / "site2", jobs=1)
     assert _tree(tmp_path / "site1") == _tree(tmp_path / "site2")
     site.render(root, tmp_path / "site2", jobs=1, detect=False)   # rendered before: the columns cache is used
-    assert not list((tmp_path / "site2" / site.COLUMNS_CACHE).glob("*"))   # rows made columns need the run records: not kept
+    # rows made columns need the run records: not kept (only the months kept whole are, keyed by theirs)
+    whole = [m for m in history.load(root, summaries="rows").summarised if m.whole]
+    assert sorted(p.name for p in (tmp_path / "site2" / site.COLUMNS_CACHE).glob("*")) == \
+        sorted(columns_cache.key(m.path.read_bytes(), m.runs) + columns_cache.SUFFIX for m in whole)
 
     p = subprocess.run([str(BENCH), "history", "compact", "--history", str(root)], capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
@@ -899,7 +906,8 @@ def test_the_column_checks_name_pattern_is_the_history_schemas():
 
 def test_the_site_keeps_each_summarised_months_columns_and_reads_them_back(nights, tmp_path, monkeypatch):
     """The site folder's columns cache (columns_cache): a render into a folder rendered
-    before keeps one entry for each summarised month, keyed by its file's bytes; the next render reads every one from it
+    before keeps one entry for each closed month (summarised, or kept whole), keyed by its
+    file's bytes (and a whole month's run records); the next render reads every one from it
     (no xz, no JSON) and makes the same site and model; an entry that does not check (a
     flipped byte, another format, other code) is read again from the history and kept
     anew; entries no file has are pruned; one month's columns are never taken for
@@ -907,9 +915,11 @@ def test_the_site_keeps_each_summarised_months_columns_and_reads_them_back(night
     root = tmp_path / "h"
     add_results(root, nights)
     history.compact(root)
-    months = [p for p in _summaries(root) if history_summary.peek_kind(p.read_bytes()) == "summary"]
-    assert len(months) >= 4
-    keys = {p: columns_cache.key(p.read_bytes()) for p in months}
+    # each closed month's: summarised, or kept whole (keyed by its month's run records too)
+    closed = history.load(root, summaries="rows").summarised
+    assert sum(not m.whole for m in closed) >= 4 and any(m.whole for m in closed)
+    months = [m.path for m in closed]
+    keys = {m.path: columns_cache.key(m.path.read_bytes(), m.runs if m.whole else None) for m in closed}
     out = tmp_path / "site"
     site.render(root, out, jobs=1, detect=False)
     cache = out / site.COLUMNS_CACHE
@@ -1052,3 +1062,69 @@ def test_the_start_of_a_summary_tells_its_version(schema, rows, runs, kind):
            "schema": schema, **({"rows": []} if rows else {"runs": [f"r{i:020d}" for i in range(runs)], "series": []})}
     text = history.serialise(doc) if rows else history.canonical(doc)   # as each version wrote it
     assert history_summary.peek_kind(lzma.compress(text.encode(), format=lzma.FORMAT_XZ)) == kind
+
+
+def test_months_kept_whole_are_read_as_columns_and_the_site_is_the_same(tmp_path, monkeypatch):
+    """A closed month kept whole (the last 90 days, compressed) is read by the site as the
+    columns of the summarised month compaction would make of it, and cached as such: the
+    model is the one every entry read whole makes, its series' newest points whole
+    entries (a series that ended in such a month included); the next render reads no
+    whole month from the history; a month whose run records changed (a run no longer
+    committed) is read again, not taken from the cache."""
+    keys = synthetic.keys_for("smoke", scenarios=["sleep"],
+                              toolchains={"go": synthetic.GO_TOOLCHAINS, "rust": synthetic.RUST_TOOLCHAINS})
+    files = []
+    for i in range(30):   # 2026-01-10 to 2026-06-03; Go's series end on 2026-04-10
+        day = 5 * i
+        doc = synthetic.results_doc([k for k in keys if day < 95 or k["lang"] != "go"], commit=f"{day:040x}",
+                                    timestamp=START + timedelta(days=day), runs=5, seed=day)
+        files.append(tmp_path / f"night{day:03d}.json")
+        files[-1].write_text(json.dumps(doc))
+    root = tmp_path / "h"
+    add_results(root, files)
+    history.compact(root)
+    closed = history.load(root, summaries="rows").summarised
+    assert [(m.month, m.whole) for m in closed] == [("2026-01", False), ("2026-02", False), ("2026-03", True),
+                                                   ("2026-04", True), ("2026-05", True)]
+    rows = history.load(root, summaries="rows")
+    assert {e["date"][:7] for e in rows.entries} == {"2026-06"}   # only the open month's entries
+    want = trends.build(history.load(root), catalogue.load(), jobs=1)   # every entry read whole
+    got = trends.build(rows, catalogue.load(), jobs=1)
+    _same_models(want, got)
+    assert rows.count == len(history.load(root).entries)
+    ended = [s for s in got.series.values() if s.dates[-1].startswith("2026-04")]
+    assert ended and all(s.key["lang"] == "go" and "digest" in s.last and "stddev" in s.last["time_s"]
+                                   for s in ended)
+
+    out = tmp_path / "site"
+    site.render(root, out, jobs=1)
+    site.render(root, out, jobs=1)   # rendered before: the columns are kept
+    first = _tree(out)
+    real_text_of = history.text_of
+    whole = {m.path for m in closed if m.whole}
+
+    def not_whole(path, data):
+        assert path not in whole, f"{path} read from the history"
+        return real_text_of(path, data)
+
+    monkeypatch.setattr(history, "text_of", not_whole)
+    (out / site.SERIES_CACHE).unlink()
+    site.render(root, out, jobs=1)
+    assert _tree(out) == first
+    monkeypatch.setattr(history, "text_of", real_text_of)
+
+    # Go's last run (2026-04-10) no longer committed (as a killed `add` leaves it): its
+    # points go from the site as from a build that reads every entry, though April's file
+    # is the same, and Go's newest points are its runs of 2026-04-05, whole
+    runs_file = root / "runs" / "2026-04.json"
+    doc = json.loads(runs_file.read_text())
+    doc["runs"] = [r for r in doc["runs"] if r["commit"] != f"{90:040x}"]
+    runs_file.write_text(history.serialise(doc))
+    (out / site.SERIES_CACHE).unlink()
+    site.render(root, out, jobs=1)
+    want = trends.build(history.load(root), catalogue.load(), jobs=1)
+    _same_models(want, trends.build(history.load(root, summaries="rows"), catalogue.load(), jobs=1,
+                                    columns_cache_dir=out / site.COLUMNS_CACHE))
+    assert _tree(out) != first
+    assert all(s.dates[-1].startswith("2026-04-05") and "digest" in s.last
+               for s in want.series.values() if s.key["lang"] == "go")
