@@ -3,8 +3,8 @@
 A summarised month's file changes only when compaction rewrites it, yet every render
 reads it again: at ten years about 1,050 files an OS, whose xz and strict JSON were most
 of a night's load; a closed month kept whole (the last 90 days) never changes either,
-and two or three of them were half of it at a year (100,000 entries on 3 OSes). So the checked columns of each file (history.SummarisedMonth.columns)
-are kept here, keyed by the SHA-256 of the file's bytes, in Python's marshal format
+and two or three of them were half of it at a year (100,000 entries on 3 OSes). So the
+checked columns of each file (history.SummarisedMonth.columns) are kept here, keyed by the SHA-256 of the file's bytes, in Python's marshal format
 (plain data: dicts, lists, text, numbers; read back many times faster than xz and JSON).
 
 Derived data only: the history is the record. An entry is used only if its header (the
@@ -52,9 +52,14 @@ def key(data: bytes, runs: dict | None = None) -> str:
     kept whole, whose columns depend on them, of its month's run records)."""
     h = hashlib.sha256(data)
     if runs is not None:
-        h.update(b"\nruns " + json.dumps(runs, sort_keys=True, separators=(",", ":"),
-                                          ensure_ascii=False).encode("utf-8", "surrogatepass"))
+        h.update(b"\nruns " + runs_digest(runs))
     return h.hexdigest()
+
+
+def runs_digest(runs: dict) -> bytes:
+    """The SHA-256 of a month's run records (as canonical JSON)."""
+    text = json.dumps(runs, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
 
 
 def _path(folder: Path, k: str) -> Path:

@@ -36,6 +36,7 @@ that still hashes to its digest was validated when it was written).
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import re
 from dataclasses import dataclass, field
@@ -1107,18 +1108,11 @@ class SummarisedMonth:
         number = {i: n for n, i in enumerate(sorted(table.by_index))}
         head = [{**table.by_index[i], "series": number[i]} for i in sorted(table.by_index)]
         rows = [[r[0], number[r[1]], *r[2:]] for r in rows]
-
-        def date(r):
-            own = r[2].get("date")
-            return own if type(own) is str else self.runs[r[0]]["date"]
-        newest: dict[int, str] = {}
-        for r in rows:
-            newest[r[1]] = max(newest.get(r[1], ""), date(r))
         summary = {"schema": history_summary.SCHEMA, "kind": history_summary.KIND, "os": doc.get("os"),
                    "scenario": doc.get("scenario"), "month": self.month, "count": len(rows),
                    "rows": history_summary.summarised_rows([*head, *rows], self.runs)}
         out = history_summary.to_columns(summary, self.runs)
-        out["whole"] = [r for r in rows if date(r) == newest[r[1]]]
+        out["whole"] = list(itertools.compress(rows, history_summary.newest_of_series(rows, self.runs)))
         return out
 
 

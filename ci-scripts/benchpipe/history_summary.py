@@ -93,18 +93,25 @@ def row_of(row: list, whole_versus: bool = False) -> list:
     return [row[0], row[1], payload]
 
 
-def summarised_rows(rows: list, runs: dict[str, dict]) -> list:
-    """Series rows as they are and each entry row as row_of makes it, those of each
-    series' newest date in the month (its own, else its run record's) keeping their
-    whole verdict."""
+def newest_of_series(rows: list, runs: dict[str, dict]) -> list[bool]:
+    """For each entry row (series rows skipped), whether it is of its series' newest date
+    in the month (its own date, else its run record's)."""
     def date(r):
         own = r[2].get("date")
         return own if type(own) is str else (runs.get(r[0]) or {}).get("date", "")
+    entry_rows = [r for r in rows if isinstance(r, list)]
+    dates = [date(r) for r in entry_rows]
     newest: dict = {}
-    for r in rows:
-        if isinstance(r, list):
-            newest[r[1]] = max(newest.get(r[1], ""), date(r))
-    return [r if isinstance(r, dict) else row_of(r, date(r) == newest[r[1]]) for r in rows]
+    for r, d in zip(entry_rows, dates):
+        newest[r[1]] = max(newest.get(r[1], ""), d)
+    return [d == newest[r[1]] for r, d in zip(entry_rows, dates)]
+
+
+def summarised_rows(rows: list, runs: dict[str, dict]) -> list:
+    """Series rows as they are and each entry row as row_of makes it, those of each
+    series' newest date in the month (newest_of_series) keeping their whole verdict."""
+    last = iter(newest_of_series(rows, runs))
+    return [r if isinstance(r, dict) else row_of(r, next(last)) for r in rows]
 
 
 def project(entry: dict, whole_versus: bool = False) -> dict:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
 import marshal
 import sys
 from pathlib import Path
@@ -49,8 +48,7 @@ def key(months) -> str | None:
         except OSError:
             return None
         if id(m.runs) not in runs:
-            text = json.dumps(m.runs, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-            runs[id(m.runs)] = hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
+            runs[id(m.runs)] = columns_cache.runs_digest(m.runs)
         name = m.month.encode("utf-8", "surrogatepass")
         h.update(len(name).to_bytes(8, "little") + name + hashlib.sha256(data).digest() + runs[id(m.runs)])
     return h.hexdigest()
