@@ -368,32 +368,42 @@ def _measured_at(metric, key: dict, cat) -> str:
     return f" (measured at {at})" if at != format_params(key["params"]) else ""
 
 
-# A trend chart draws each point of its newest THIN_DAYS days; before them, one point an ISO
-# week (the medians of that week's medians and interval ends). Ten years of nights are
-# 3,650 points on 860 pixels: each trend SVG was ~680 KB and gnuplot's time grew with
-# them, for detail no one can see. Only the drawing thins: change points and compiler
-# releases are found on, and marked at, every point.
+# A trend chart draws each point of its newest THIN_DAYS days; for WEEK_DAYS before them,
+# one point an ISO week (the medians of that week's medians and interval ends); before
+# that, one point a calendar month. Ten years of nights are 3,650 points on 860 pixels:
+# each trend SVG was ~680 KB and gnuplot's time grew with them, for detail no one can
+# see; a point a week before the newest year still drew 470 points a series in ten years
+# where a month is 5 pixels (gnuplot's time is about its points: 835 points a series then,
+# 515 now). The months start at a month's first day, so they change once a month (the
+# trend cache keeps them). Only the drawing thins: change points and compiler releases
+# are found on, and marked at, every point.
 THIN_DAYS = 365
+WEEK_DAYS = 365
 
 
 def drawn_points(dates: list[str], days: int = THIN_DAYS) -> tuple[list[list[int]], str | None]:
     """The points a trend chart draws, each a list of a series' point indices (one; or a
-    week's, before `days` before the newest point), in date order; and the date before
-    which points are weekly (None: all are drawn)."""
-    weeks, first, cut = _weeks(dates, days)
+    week's or a month's, before `days` before the newest point), in date order; and the
+    date before which points are weekly (None: all are drawn)."""
+    weeks, first, cut, _months = _weeks(dates, days)
     return weeks + [[i] for i in range(first, len(dates))], cut
 
 
-def _weeks(dates: list[str], days: int = THIN_DAYS) -> tuple[list[list[int]], int, str | None]:
-    """drawn_points in two parts: the weeks' point indices, and the index of the first
-    point drawn alone (every one after it is too, where the dates are in order, as a
-    series' are; otherwise the weeks are points wherever a date before the cut is)."""
+def _weeks(dates: list[str], days: int = THIN_DAYS) -> tuple[list[list[int]], int, str | None, str | None]:
+    """drawn_points in two parts: the months' and weeks' point indices, and the index of
+    the first point drawn alone (every one after it is too, where the dates are in order,
+    as a series' are; otherwise the weeks are points wherever a date before the cut is);
+    then the date before which points are weekly, and the (first of the month) date
+    before which they are monthly (None: none are)."""
     if not dates:
-        return [], 0, None
+        return [], 0, None, None
     newest = datetime.fromisoformat(dates[-1].replace("Z", "+00:00"))
-    cut = (newest - timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    cut_at = newest - timedelta(days=days)
+    cut = cut_at.strftime("%Y-%m-%dT%H:%M:%SZ")
     if dates[0] >= cut:
-        return [], 0, None
+        return [], 0, None, None
+    m = cut_at - timedelta(days=WEEK_DAYS)
+    monthly = f"{m.year:04d}-{m.month:02d}-01T00:00:00Z"
     first = bisect.bisect_left(dates, cut)
     ordered = max(dates[:first]) < cut and (first == len(dates) or min(dates[first:]) >= cut)
     out, week = [], None
@@ -401,12 +411,12 @@ def _weeks(dates: list[str], days: int = THIN_DAYS) -> tuple[list[list[int]], in
         if d >= cut:
             out.append([i])
             continue
-        w = _iso_week(d[:10])
+        w = d[:7] if d < monthly else _iso_week(d[:10])   # a month's key: its "YYYY-MM"
         if w != week:
             out.append([])
             week = w
         out[-1].append(i)
-    return out, first if ordered else len(dates), cut[:10]
+    return out, first if ordered else len(dates), cut[:10], monthly[:10] if min(dates) < monthly else None
 
 
 @lru_cache(maxsize=None)
@@ -456,28 +466,30 @@ def iter_trend_charts(model: trends.Model, datadir: Path, cat=None, kept: Path |
     cache.save()
 
 
-def _week_points(s: trends.Series, weeks: list[list[int]], shown, kept: TrendCache) -> list[list]:
-    """Each week's point of series s: [its middle entry's date, its figures of each shown
-    metric (_point_stats), the scale factors its row was written at, the row] (the last
-    two None until written): the weeks kept for its span of points (trend_cache), and
-    those after them taken. The last week may still gain points (the cut moves a day a
-    night): taken every night, not kept."""
+def _week_points(s: trends.Series, weeks: list[list[int]], monthly: str | None, shown, kept: TrendCache) -> list[list]:
+    """Each week's (or month's) point of series s: [its middle entry's date, its figures
+    of each shown metric (_point_stats), the scale factors its row was written at, the
+    row] (the last two None until written): the weeks kept for its span of points
+    (trend_cache), and those after them taken. The last week may still gain points (the
+    cut moves a day a night): taken every night, not kept. `monthly`: the date before
+    which the points are months (_weeks), part of the span."""
     complete = len(weeks) - 1
     old = kept.kept_weeks(s.sid)
-    out = list(old[1]) if old and 0 < len(old[1]) <= complete and old[0] == _span(s, weeks, len(old[1])) else []
+    out = list(old[1]) if old and 0 < len(old[1]) <= complete and old[0] == _span(s, weeks, len(old[1]), monthly) \
+        else []
     reused = len(out)
     for p in weeks[reused:]:
         out.append([s.dates[p[len(p) // 2]], tuple(_point_stats(p, s.stats[m.name]) for m in shown), None, None])
     if complete > 0:
-        kept.keep_weeks(s.sid, _span(s, weeks, complete), out[:complete], new=reused != complete)
+        kept.keep_weeks(s.sid, _span(s, weeks, complete, monthly), out[:complete], new=reused != complete)
     return out
 
 
-def _span(s: trends.Series, weeks: list[list[int]], n: int) -> tuple:
+def _span(s: trends.Series, weeks: list[list[int]], n: int, monthly: str | None) -> tuple:
     """What the first n weeks hold, as trend_cache keeps them: their first and last point
-    (run, date), their points and weeks."""
+    (run, date), their points and weeks, and the date the months end at."""
     a, b = weeks[0][0], weeks[n - 1][-1]
-    return s.runs[a], s.dates[a], s.runs[b], s.dates[b], sum(map(len, weeks[:n])), n
+    return s.runs[a], s.dates[a], s.runs[b], s.dates[b], sum(map(len, weeks[:n])), n, monthly
 
 
 def _row(d: str, figures, factors) -> str:
@@ -497,11 +509,13 @@ def _trend_chart(name: str, group: list[trends.Series], datadir: Path, cat, week
     colour = build_colour(k0["build"])
     fname = datadir / f"{name.replace('/', '_')}.dat"
     # each series' drawn points (drawn_points): a week's takes its middle entry's date
-    drawn, weekly_before = [], None
+    drawn, weekly_before, monthly_before = [], None, None
     for s in group:
-        weeks, first, before = weeks_of.get(dates := tuple(s.dates)) or weeks_of.setdefault(dates, _weeks(s.dates))
+        weeks, first, before, monthly = weeks_of.get(dates := tuple(s.dates)) or \
+            weeks_of.setdefault(dates, _weeks(s.dates))
         weekly_before = max(filter(None, (weekly_before, before)), default=None)
-        wk = _week_points(s, weeks, shown, kept)
+        monthly_before = max(filter(None, (monthly_before, monthly)), default=None)
+        wk = _week_points(s, weeks, monthly, shown, kept)
         # a point drawn alone is its own figures (_point_stats of one)
         drawn.append((s, wk, first, {m.name: [w[1][j] for w in wk] + s.stats[m.name][first:]
                                       for j, m in enumerate(shown)}))
@@ -577,7 +591,9 @@ def _trend_chart(name: str, group: list[trends.Series], datadir: Path, cat, week
     ]
     for i, metric in panels:
         if weekly_before and (i, metric) == panels[-1]:   # said once, under the bottom panel
-            lines.append(f"set xlabel 'before {weekly_before}: one point a week (its medians)' font ',8' "
+            thinned = (f"before {monthly_before}: one point a month, before {weekly_before}: one a week "
+                       "(their medians)" if monthly_before else f"before {weekly_before}: one point a week (its medians)")
+            lines.append(f"set xlabel '{thinned}' font ',8' "
                          "tc rgb '#666666'")
         ylabel = f"{metric.label} ({scales[metric.name][1]})"
         lines.append("set yrange [0:*]" if metric.zero_based else "set yrange [*:*]")

@@ -226,3 +226,35 @@ def test_candidates_draw_as_the_library_without_touching_the_global_generator(mo
                                                       permutations=cp.PERMUTATIONS)) for x in some]
     assert python == wants[::8]
     assert [cp.candidates(x) for x in some] == python
+
+
+def test_replayed_first_tests_are_the_drawn_ones(monkeypatch):
+    """candidates() takes a search's first permutation test from draws kept by length
+    (changepoints._replay): the change points and the generator's state after each search
+    are those of drawing them (no replay), over lengths that come and go from a small
+    store of draws, and the store stays within its bound."""
+    rng = np.random.default_rng(11)
+    series = []
+    for k in range(60):
+        n = int(rng.choice([24, 61, 90, 90, 90, 119, 120]))
+        x = np.exp(rng.normal(0, 0.03, n))
+        if k % 3 == 0:
+            x[int(rng.integers(1, n)):] *= float(rng.choice([0.85, 1.2]))
+        series.append(x)
+
+    def run():
+        out = []
+        for x in series:
+            found = cp.candidates(x)
+            state = cp._DRAWS.get_state()
+            out.append((found, state[1].tobytes(), state[2:]))
+        return out
+
+    monkeypatch.setattr(cp, "REPLAY_BYTES", 2 * 2**20)   # a few lengths' worth: they are evicted and made again
+    cp._REPLAYS.clear()
+    replayed = run()
+    assert sum(r.bytes() for r in cp._REPLAYS.values()) <= 2 * 2**20 or len(cp._REPLAYS) == 1
+    monkeypatch.setattr(cp, "_replay", lambda n, seed: None)
+    drawn = run()
+    assert replayed == drawn
+    assert sum(len(r[0]) for r in drawn) >= 10   # series with change points were compared, not only noise
