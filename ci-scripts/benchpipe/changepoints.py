@@ -233,18 +233,14 @@ def _next_change_point(distances: np.ndarray, change_points: list[int], memo: di
     best = max(found, key=lambda x: x[1])
     better = 0
     # The library's draws (a shuffle of each span, in order) and values (the largest t of
-    # the shuffled span, `_Shuffled`), and numpy's max, which is the builtin's but where a
-    # t is NaN (finite values so large that their sums overflow): then the builtin's, as
-    # the library takes it.
+    # the shuffled span, `_Shuffled`, taken as the library takes it, `_top`).
     if replay is not None and len(spans) == 1:
         return _replayed_test(distances, best, replay, pvalue, permutations)
     shufflers = [_Shuffled(distances[a:b, a:b], shuffle) for a, b in spans]
     for _ in range(permutations):
         beaten = []
         for shuffled in shufflers:
-            t = shuffled.t_stats()
-            top = t.max()
-            beaten.append(top if top == top else max(t))
+            beaten.append(_top(shuffled.t_stats()))
         if max(beaten) >= best[1]:
             better += 1
             if better / (permutations + 1) > pvalue:
@@ -280,6 +276,15 @@ class _Shuffled:
         # mode="clip": the indices are in range, and "raise" would copy through a buffer
         self.span.take(order, 0, out=self.rows, mode="clip")
         self.rows.take(order, 1, out=self.matrix, mode="clip")
+        return self._of_matrix()
+
+    def replayed_t_stats(self, flat: np.ndarray) -> np.ndarray:
+        """t_stats of the span permuted by a kept draw (_Replay.flat_order): the matrix
+        taken in one step by its flat indices."""
+        self.span.ravel().take(flat, out=self.matrix.ravel(), mode="clip")
+        return self._of_matrix()
+
+    def _of_matrix(self) -> np.ndarray:
         if self.call is None:
             return es._calculate_t_stats(self.matrix)
         if not self.call():
@@ -287,25 +292,23 @@ class _Shuffled:
         return self.t
 
 
+def _top(t: np.ndarray) -> float:
+    """The largest t statistic: numpy's max, which is the builtin's but where a t is NaN
+    (finite values so large that their sums overflow): then the builtin's, as the library
+    takes it."""
+    top = t.max()
+    return top if top == top else max(t)
+
+
 def _replayed_test(distances: np.ndarray, best: tuple[int, float], replay: _Replay, pvalue: float,
                    permutations: int) -> int | None:
     """_next_change_point's permutation test of one span, the whole series (a search's
-    first), with its draws replayed: each permuted matrix is taken in one step by
-    replay's flat indices, and the generator is left where drawing them would have left it."""
-    src = np.ascontiguousarray(distances, dtype=np.float64).ravel()
-    n = len(distances)
-    matrix = np.empty((n, n))
-    flat, t = matrix.ravel(), np.empty(n)
-    call = _T_STAT_VALUES and functools.partial(_T_STAT_VALUES, matrix.ctypes.data, t.ctypes.data, n)
+    first), with its draws replayed (_Shuffled.replayed_t_stats), and the generator left
+    where drawing them would have left it."""
+    span = _Shuffled(distances, None)
     better = 0
     for k in range(permutations):
-        src.take(replay.flat_order(k), out=flat, mode="clip")
-        if call is None:
-            t = es._calculate_t_stats(matrix)
-        elif not call():
-            raise RuntimeError("the library's t_stat_values failed")
-        top = t.max()
-        if (top if top == top else max(t)) >= best[1]:
+        if _top(span.replayed_t_stats(replay.flat_order(k))) >= best[1]:
             better += 1
             if better / (permutations + 1) > pvalue:
                 replay.finish(k + 1)

@@ -203,7 +203,7 @@ def detect_all(series: dict[str, tuple[list, list, list]], cache_path: Path | No
     if todo:
         # searched by the length of their newest window, so that a process searches the
         # windows of one length together (changepoints._replay keeps their draws)
-        first = [sid for sid, _ in todo]
+        order = [sid for sid, _ in todo]
         todo.sort(key=lambda t: -operator.sub(*windows(len(t[1][0][2]), window, step)[-1]))
         jobs = jobs or os.cpu_count() or 1
         if jobs > 1 and len(todo) > 8:
@@ -220,12 +220,10 @@ def detect_all(series: dict[str, tuple[list, list, list]], cache_path: Path | No
                 _FORKED.clear()
         else:
             found = [_detect_one(t[1]) for t in todo]
-        got = {}
-        for (sid, _), (cps, new) in zip(todo, found):
-            got[sid] = cps
+        got = {sid: cps for (sid, _), (cps, _new) in zip(todo, found)}
+        out.update((sid, got[sid]) for sid in order)   # in the series' order, as before
+        for _cps, new in found:
             computed.update(new)
-        for sid in first:   # in the series' order, as before
-            out[sid] = got[sid]
     if cache_path is not None:
         # the windows the series have now; those of series gone or grown past them go
         every = {**known_windows, **computed}
