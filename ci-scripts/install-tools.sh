@@ -41,6 +41,12 @@ if [ "${#missing[@]}" -gt 0 ]; then
   if command -v apt-get >/dev/null 2>&1; then
     log "apt-get install ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
+    # An install killed part-way (a cancelled run) leaves dpkg interrupted, and every
+    # later apt-get refuses until it is finished: finish it first.
+    if [ -n "$(dpkg --audit 2>/dev/null)" ]; then
+      log "dpkg --configure -a (an earlier install was interrupted)"
+      sudo_ dpkg --configure -a
+    fi
     sudo_ apt-get update -q
     sudo_ apt-get install -y -q --no-install-recommends "${missing[@]}"
   else
