@@ -176,9 +176,17 @@ def _run(argv: list[str], cwd: Path, env: dict, what: str, quiet: bool) -> str:
     except OSError as err:
         raise BenchError(f"{what}: cannot run {argv[0]}: {err}") from None
     if out.returncode != 0:
-        tail = " | ".join(line.strip() for line in (out.stderr or out.stdout).strip().splitlines()[-4:])
+        tail = _failure_lines(out.stderr or out.stdout)
         raise BenchError(f"{what} failed (exit {out.returncode}): {tail}")
     return out.stdout
+
+
+def _failure_lines(output: str) -> str:
+    """What a failed build said, on one line: its `error` lines when it has them (a
+    backtrace after them would otherwise push them out), else the last four lines."""
+    lines = [line.strip() for line in output.strip().splitlines()]
+    errors = [line for line in lines if line.startswith("error")]
+    return " | ".join(errors[:4] or lines[-4:])
 
 
 def program_toolchain(path: str) -> str:
@@ -242,6 +250,12 @@ def _rustup_toolchains(rustup: str) -> list[str]:
     return [line.split()[0] for line in out.stdout.splitlines() if line.strip()]
 
 
+def _missing_tools(rustup: str, request: str) -> list[str]:
+    """The tools a build needs that the installed toolchain lacks."""
+    return [tool for tool in ("cargo", "rustc")
+            if subprocess.run([rustup, "which", "--toolchain", request, tool], capture_output=True).returncode != 0]
+
+
 def ensure_rust_toolchain(request: str, quiet=False) -> None:
     if request == "local":
         return
@@ -250,13 +264,23 @@ def ensure_rust_toolchain(request: str, quiet=False) -> None:
         raise BenchError(f"rust toolchain {request}: rustup not found (install it: https://rustup.rs)")
     have = _rustup_toolchains(rustup)
     if any(t == request or t.startswith(request + "-") for t in have):
-        return
+        missing = _missing_tools(rustup, request)
+        if not missing:
+            return
+        # An install that was cut short (a cancelled job, a full disk) leaves the toolchain
+        # listed without cargo, and every build with it fails; put it in again.
+        if not quiet:
+            print(f"build: rust toolchain {request} has no {' or '.join(missing)} (an interrupted install?); "
+                  f"rustup toolchain uninstall {request}, then install it again", file=sys.stderr, flush=True)
+        subprocess.run([rustup, "toolchain", "uninstall", request], capture_output=True, text=True)
     if not quiet:
         print(f"build: rustup toolchain install {request} --profile minimal", file=sys.stderr, flush=True)
     res = subprocess.run([rustup, "toolchain", "install", request, "--profile", "minimal"], capture_output=True, text=True)
     if res.returncode != 0:
-        tail = " | ".join(res.stderr.strip().splitlines()[-2:])
-        raise BenchError(f"rustup toolchain install {request} failed: {tail}")
+        raise BenchError(f"rustup toolchain install {request} failed: {_failure_lines(res.stderr)}")
+    missing = _missing_tools(rustup, request)
+    if missing:
+        raise BenchError(f"rustup toolchain install {request}: still no {' or '.join(missing)} in it")
 
 
 def reproducible_rust_env(env: dict, src: Path, target: Path) -> dict:

@@ -252,3 +252,49 @@ def test_a_rust_checkout_from_before_the_split_is_built_as_it_was(cat, tmp_path,
             for b in ("rust-system", "rust-mimalloc"):
                 assert Path(by[b].path_for("sqlite")).name.startswith(cat.builds[b].split_program)
                 assert Path(by[b].path_for("cpu")).name.startswith(cat.builds[b].program)
+
+
+def _fake_rustup(tmp_path: Path, installs_cargo: bool) -> Path:
+    """A rustup that lists 1.90.0 without cargo (as an interrupted install leaves it) and
+    logs what it is asked; its install puts cargo in when `installs_cargo`."""
+    state, log = tmp_path / "has-cargo", tmp_path / "calls"
+    script = tmp_path / "rustup"
+    script.write_text(f"""#!/bin/sh
+echo "$*" >> {log}
+case "$1 $2" in
+  "toolchain list") echo "stable-x86_64-unknown-linux-gnu (default)"; echo "1.90.0-x86_64-unknown-linux-gnu";;
+  "toolchain uninstall") rm -f {state};;
+  "toolchain install") {"touch " + str(state) if installs_cargo else ":"};;
+  "which --toolchain") [ "$4" = rustc ] || [ -e {state} ] || {{ echo "error: 'cargo' is not installed" >&2; exit 1; }};;
+esac
+""")
+    script.chmod(0o755)
+    return script
+
+
+def test_a_half_installed_rust_toolchain_is_installed_again(tmp_path, monkeypatch):
+    rustup = _fake_rustup(tmp_path, installs_cargo=True)
+    monkeypatch.setattr(tools, "which", lambda name: str(rustup) if name == "rustup" else None)
+    toolchains.ensure_rust_toolchain("1.90.0", quiet=True)
+    calls = (tmp_path / "calls").read_text().splitlines()
+    assert calls.index("toolchain uninstall 1.90.0") < calls.index("toolchain install 1.90.0 --profile minimal")
+    # Once whole, it is left alone.
+    (tmp_path / "calls").unlink()
+    toolchains.ensure_rust_toolchain("1.90.0", quiet=True)
+    assert not any("install" in c for c in (tmp_path / "calls").read_text().splitlines())
+
+
+def test_a_rust_toolchain_that_stays_without_cargo_is_a_one_line_error(tmp_path, monkeypatch):
+    rustup = _fake_rustup(tmp_path, installs_cargo=False)
+    monkeypatch.setattr(tools, "which", lambda name: str(rustup) if name == "rustup" else None)
+    with pytest.raises(BenchError, match=r"^rustup toolchain install 1\.90\.0: still no cargo in it$"):
+        toolchains.ensure_rust_toolchain("1.90.0", quiet=True)
+
+
+def test_a_failed_build_shows_its_error_lines_not_the_backtrace_after_them():
+    said = ("error: the 'cargo' binary, normally provided by the 'cargo' component, is not applicable\n\n"
+            "Stack backtrace:\n   0: anyhow::kind::Adhoc::new\n  13: __libc_start_call_main\n"
+            "             at ./csu/../sysdeps/nptl/libc_start_call_main.h:58:16\n  15: <unknown>\n")
+    assert toolchains._failure_lines(said) == (
+        "error: the 'cargo' binary, normally provided by the 'cargo' component, is not applicable")
+    assert toolchains._failure_lines("a\nb\nc\nd\ne\n") == "b | c | d | e"
