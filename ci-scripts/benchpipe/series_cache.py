@@ -27,7 +27,8 @@ from benchpipe import columns_cache
 NAME = "series.marshal"
 MAX_BYTES = 2 * 2**30   # ten years of one OS's series are ~100 MiB
 # what turns a summarised month into series (trends._add_summarised and what it calls)
-_CODE = (*columns_cache._CODE, "series_cache.py", "trends.py", "metrics.py", "results.py")
+_CODE = (*columns_cache._CODE, "series_cache.py", "trends.py", "stat_columns.py", "metrics.py",
+         "results.py")
 
 
 @functools.cache

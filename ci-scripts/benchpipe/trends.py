@@ -37,6 +37,7 @@ from benchpipe.fsutil import atomic_write_json
 from benchpipe.history import channel
 from benchpipe.metrics import HEADLINE, METRICS, with_changepoints
 from benchpipe.results import family_id, format_params, key_id
+from benchpipe.stat_columns import StatColumn
 
 # --------------------------------------------------------------------------- change-point adapter
 
@@ -303,18 +304,18 @@ def summary_triple(v) -> tuple | None:
     return (v.get("median"), v.get("ci_low"), v.get("ci_high"))
 
 
-def versus_point(v):
-    """What the site reads of a point's toolchain verdict: its older side and headline
-    ratio (versions.older_side; the Compiler versions trail and charts). A series' newest
-    verdict is read whole from Series.last. Ten years of whole verdicts were half of the
-    series cache (205 MB an OS); slim, a night's load took 2.8 s instead of 4.6."""
+def versus_point(v) -> tuple[str | None, float | None]:
+    """What the site reads of a point's toolchain verdict: its older side (its channel,
+    else its toolchain: versions.older_side) and its headline ratio, (None, None) where it
+    has none (the Compiler versions trail and charts; a series' newest verdict is read
+    whole from Series.last). Kept as two plain columns, not a dict a point: ten years of
+    1.9 million small dicts were a quarter of the series cache (109 of 413 MiB on three
+    OSes) and most of the time reading it."""
     if not v or type(v) is not dict:
-        return v
-    out = {k: v[k] for k in ("toolchain", "channel") if k in v}
+        return (None, None)
     m = v.get("metrics")
     h = m.get(HEADLINE.name) if type(m) is dict else None
-    out["metrics"] = {HEADLINE.name: {"ratio": h.get("ratio")}} if type(h) is dict else {}
-    return out
+    return (v.get("channel") or v.get("toolchain"), h.get("ratio") if type(h) is dict else None)
 
 
 @dataclass
@@ -333,8 +334,9 @@ class Series:
     commits: list[str] = field(default_factory=list)
     runs: list[str] = field(default_factory=list)
     keys: list[dict] = field(default_factory=list)               # each point's key (its toolchain)
-    versus: list[dict | None] = field(default_factory=list)      # each point's compiler-version verdict (versus_point)
-    stats: dict[str, list[tuple | None]] = field(default_factory=lambda: {m: [] for m in METRICS})  # metric -> (median, ci_low, ci_high)
+    versus_older: list[str | None] = field(default_factory=list)    # each point's compiler-version verdict: its older side
+    versus_ratio: list[float | None] = field(default_factory=list)  # and its headline ratio (versus_point; None: none)
+    stats: dict[str, StatColumn] = field(default_factory=lambda: {m: StatColumn() for m in METRICS})  # metric -> (median, ci_low, ci_high)
     last: dict | None = None
     metric_changepoints: dict[str, list[dict]] = field(default_factory=dict)  # metric name -> its change points
 
@@ -353,7 +355,9 @@ class Series:
         self.commits.append(commit)
         self.runs.append(run)
         self.keys.append(key)
-        self.versus.append(versus_point(fields.get("versus")))
+        older, ratio = versus_point(fields.get("versus"))
+        self.versus_older.append(older)
+        self.versus_ratio.append(ratio)
         for m in METRICS.values():
             self.stats[m.name].append(summary_triple(m.summary_of(fields)))
         self.key = key
@@ -361,7 +365,7 @@ class Series:
     def extend(self, newer: Series) -> None:
         """Another stretch of this series (a summarised month's), its points newer, as
         the newest."""
-        for col in ("dates", "commits", "runs", "keys", "versus"):
+        for col in COLUMNS:
             getattr(self, col).extend(getattr(newer, col))
         for name, col in newer.stats.items():
             self.stats[name] += col
@@ -377,7 +381,7 @@ class Series:
         return s
 
     def medians(self, metric: str) -> list[float | None]:
-        return [t[0] if t else None for t in self.stats[metric]]
+        return self.stats[metric].medians()
 
     @property
     def changepoints(self) -> list[dict]:
@@ -395,6 +399,11 @@ class Series:
         """`stable (go1.27.4)`; the toolchain alone when no channel was recorded."""
         tc = self.key["toolchain"]
         return tc if self.channel in ("", tc) else f"{self.channel} ({tc})"
+
+
+# a Series' columns of one value a point besides its stats, in its fields' order (what
+# the series cache keeps of it, what _in_order reorders)
+COLUMNS = ("dates", "commits", "runs", "keys", "versus_older", "versus_ratio")
 
 
 @dataclass
@@ -461,8 +470,9 @@ def _read_columns(doc: dict, recs: dict) -> tuple[int, dict[str, Series], dict[s
             else [recs[r]["date"] for r in runs]
         commits = [recs[r]["commit"] if v is _ABSENT else v for r, v in zip(runs, said["commit"])] \
             if "commit" in said else [recs[r]["commit"] for r in runs]
-        versus = [None if v is _ABSENT else versus_point(v) for v in _point_values(fields["versus"], n, keep)] \
-            if "versus" in fields else [None] * len(keep)
+        versus = [versus_point(None if v is _ABSENT else v) for v in _point_values(fields["versus"], n, keep)] \
+            if "versus" in fields else [(None, None)] * len(keep)
+        v_older, v_ratio = [o for o, _ in versus], [r for _, r in versus]
         stats = {m.name: _metric_triples(fields, m.fields, n, keep) for m in METRICS.values()}
         # the points by OS and channel (one group, unless a point says its own)
         if oses is None and chans is None:
@@ -486,9 +496,10 @@ def _read_columns(doc: dict, recs: dict) -> tuple[int, dict[str, Series], dict[s
             g.commits += pick(commits)
             g.runs += pick(runs)
             g.keys += [key] * len(ps)
-            g.versus += pick(versus)
+            g.versus_older += pick(v_older)
+            g.versus_ratio += pick(v_ratio)
             for name, col in stats.items():
-                g.stats[name] += pick(col)
+                g.stats[name] += col if whole else col.take(ps)
             g.key = key
             p = max(ps, key=lambda p: (dates[p], runs[p]))
             order = (dates[p], runs[p], s["id"])
@@ -517,15 +528,18 @@ def _point_values(col: dict, n: int, keep: list[int]) -> list:
     return [full[j] for j in keep]
 
 
-def _metric_triples(fields: dict, names: tuple, n: int, keep: list[int]) -> list[tuple | None]:
+def _metric_triples(fields: dict, names: tuple, n: int, keep: list[int]) -> StatColumn:
     """A metric's (median, ci_low, ci_high) at each kept point: the first of its fields
-    a point has a summary in (metrics.Metric.summary_of), None where none."""
+    a point has a summary in (metrics.Metric.summary_of), none where none."""
     for f in names:   # the common case: its first field, at every point, as arrays
         if f in fields:
             col = fields[f]
             if "rows" not in col and "arrays" in col and len(col["arrays"]) >= 3:
-                got = list(zip(*col["arrays"][:3]))
-                return got if len(keep) == n else [got[j] for j in keep]
+                try:   # (straight into doubles, in C; a None among them: the general way)
+                    got = StatColumn.fromlists(*col["arrays"][:3])
+                except TypeError:
+                    break
+                return got if len(keep) == n else got.take(keep)
             break
     full: list[tuple | None] = [None] * n
     for f in reversed(names):   # the first field with a summary wins
@@ -534,7 +548,7 @@ def _metric_triples(fields: dict, names: tuple, n: int, keep: list[int]) -> list
             for j, v in zip(where, values):
                 if v:
                     full[j] = summary_triple(v)
-    return full if len(keep) == n else [full[j] for j in keep]
+    return StatColumn(full if len(keep) == n else [full[j] for j in keep])
 
 
 # Below this many summarised month files (an OS and scenario a month), read in this
@@ -555,13 +569,14 @@ def _add_summarised(series: dict[str, Series], hist, jobs: int | None = None,
     kept = series_cache.get(series_cache_path, k) if k else None
     try:   # (a file of another shape, though its digest checks, is a miss)
         if kept is not None and len(kept["counts"]) == len(months):
-            got = {sid: Series(sid, *cols) for sid, cols in kept["series"].items()}
+            got = {sid: Series(sid, *cols[:-1], {name: StatColumn.frombytes(b) for name, b in cols[-1].items()})
+                   for sid, cols in kept["series"].items()}
             tails = dict(kept["tails"])
             for month, count in zip(months, kept["counts"]):
                 month.count = count
             series.update(got)
             return tails
-    except (KeyError, TypeError, ValueError):
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError):
         pass
     for m in months:
         m.cache = columns_cache_dir
@@ -587,7 +602,8 @@ def _add_summarised(series: dict[str, Series], hist, jobs: int | None = None,
     if k:   # (before build adds the entries to these series)
         series_cache.put(series_cache_path, k, {
             "counts": [m.count for m in months], "tails": tails,
-            "series": {sid: (s.os, s.key, s.channel, s.dates, s.commits, s.runs, s.keys, s.versus, s.stats)
+            "series": {sid: (s.os, s.key, s.channel, *(getattr(s, c) for c in COLUMNS),
+                             {name: col.tobytes() for name, col in s.stats.items()})
                        for sid, s in series.items()}})
     return tails
 
@@ -618,8 +634,9 @@ def _in_order(s: Series, always: bool = False) -> None:
     if not always and s.dates == sorted(s.dates):
         return
     order = sorted(range(len(s)), key=lambda i: (s.dates[i], s.runs[i], key_id(s.keys[i])))
-    for col in (s.dates, s.commits, s.runs, s.keys, s.versus, *s.stats.values()):
+    for col in (getattr(s, c) for c in COLUMNS):
         col[:] = [col[i] for i in order]
+    s.stats = {name: col.take(order) for name, col in s.stats.items()}
     s.key = s.keys[-1]
 
 

@@ -46,17 +46,16 @@ def older_side(v: dict) -> str:
     return v.get("channel") or v["toolchain"]
 
 
-def _trail(versus: list, older: str) -> list[float]:
-    """The last TRAIL headline ratios against this older side, oldest first: read from
-    the newest point back (ten years are 3,650 points a series, of which 14 are shown)."""
+def _trail(s: trends.Series, older: str) -> list[float]:
+    """The last TRAIL headline ratios of series s against this older side, oldest first:
+    read from the newest point back (ten years are 3,650 points a series, of which 14 are
+    shown)."""
     trail = []
-    for x in reversed(versus):
-        if x and older_side(x) == older:
-            ratio = _metric(x, HEADLINE.name)["ratio"]
-            if ratio is not None:
-                trail.append(ratio)
-                if len(trail) == TRAIL:
-                    break
+    for o, ratio in zip(reversed(s.versus_older), reversed(s.versus_ratio)):
+        if o == older and ratio is not None:
+            trail.append(ratio)
+            if len(trail) == TRAIL:
+                break
     return trail[::-1]
 
 
@@ -69,7 +68,7 @@ def rows(model: trends.Model) -> dict[str, list[dict]]:
         if not v:
             continue
         older = older_side(v)
-        trail = _trail(s.versus, older)
+        trail = _trail(s, older)
         k = e["key"]
         metrics = {name: _metric(v, name) for name in METRICS}
         out.setdefault(s.os, []).append({

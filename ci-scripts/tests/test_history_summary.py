@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import lzma
+import math
 import os
 import re
 import subprocess
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from benchpipe import catalogue, columns_cache, history, history_summary, publish, series_cache, site, trends, versions
+from benchpipe import catalogue, charts, columns_cache, history, history_summary, publish, series_cache, site, trends, versions
 from benchpipe.commands.history import add_results
 from benchpipe.errors import BenchError
 from benchpipe.results import key_id
@@ -129,16 +130,16 @@ def test_old_months_are_summarised_and_the_site_shows_the_same(nights, tmp_path,
     assert list(two.series) == list(cols.series) and two.regressions == cols.regressions and two.latest == cols.latest
     for sid, s in cols.series.items():
         t = two.series[sid]
-        assert (t.dates, t.commits, t.runs, t.keys, t.versus, t.stats, t.last) == \
-            (s.dates, s.commits, s.runs, s.keys, s.versus, s.stats, s.last), sid
+        assert (t.dates, t.commits, t.runs, t.keys, t.versus_older, t.versus_ratio, t.stats, t.last) == \
+            (s.dates, s.commits, s.runs, s.keys, s.versus_older, s.versus_ratio, s.stats, s.last), sid
     ended = [s for s in cols.series.values() if s.dates[-1] < "2026-03"]
     assert ended and all(s.last["date"] == s.dates[-1] and "time_s" in s.last for s in ended)
     assert cols.regressions == model.regressions and cols.latest == model.latest
     assert list(cols.series) == list(model.series)   # in the same order
     for sid, s in model.series.items():
         c = cols.series[sid]
-        assert (c.dates, c.commits, c.runs, c.keys, c.versus, c.stats, c.last, c.metric_changepoints) == \
-            (s.dates, s.commits, s.runs, s.keys, s.versus, s.stats, s.last, s.metric_changepoints), sid
+        assert (c.dates, c.commits, c.runs, c.keys, c.versus_older, c.versus_ratio, c.stats, c.last, c.metric_changepoints) == \
+            (s.dates, s.commits, s.runs, s.keys, s.versus_older, s.versus_ratio, s.stats, s.last, s.metric_changepoints), sid
     one, two = _tree(tmp_path / "site1"), _tree(tmp_path / "site2")
     assert any(k.startswith("charts/") for k in one) and one == two
 
@@ -169,30 +170,54 @@ def test_old_months_are_summarised_and_the_site_shows_the_same(nights, tmp_path,
     assert history.check(root) == [] and len(history.load(root).entries) == len(again.entries)
 
 
-def test_the_series_keep_of_each_verdict_what_the_site_shows(nights, tmp_path, monkeypatch):
-    """Each point's compiler verdict in the trend model is its older side and headline
-    ratio (trends.versus_point; a series' newest verdict is read whole from its last
-    entry): the site is byte for byte what whole verdicts gave."""
+def test_the_series_keep_of_each_verdict_what_the_site_shows(nights, tmp_path):
+    """Each point's compiler verdict in the trend model is two columns, its older side and
+    headline ratio (trends.versus_point; a series' newest verdict is read whole from its
+    last entry): read from compacted months, they are what the whole entries said, and the
+    Compiler versions charts are what a point-by-point reading of the whole entries gives."""
     root = tmp_path / "h"
     add_results(root, nights)
-    history.compact(root)
-    slim = _model(root)
-    site.render(root, tmp_path / "slim", jobs=1)
-    monkeypatch.setattr(trends, "versus_point", lambda v: v)
-    whole = _model(root)
-    site.render(root, tmp_path / "whole", jobs=1)
-
+    whole_hist = history.load(root)
     head = trends.HEADLINE.name
-    points = [v for s in slim.series.values() for v in s.versus if v]
-    assert points and all(set(v) <= {"toolchain", "channel", "metrics"} and set(v["metrics"]) == {head}
-                          and set(v["metrics"][head]) == {"ratio"} for v in points)
-    wide = [v for s in whole.series.values() for v in s.versus if v]
-    assert any("ci_low" in m for v in wide for m in v["metrics"].values())   # what the slim model leaves out
-    assert [(v["toolchain"], v.get("channel"), v["metrics"][head]["ratio"]) for v in wide] == \
-        [(v["toolchain"], v.get("channel"), v["metrics"][head]["ratio"]) for v in points]
-    assert slim.latest == whole.latest and versions.rows(slim) == versions.rows(whole)
-    one, two = _tree(tmp_path / "slim"), _tree(tmp_path / "whole")
-    assert any(k.startswith("charts/versions") for k in one) and one == two
+    said = {}   # (os, key id, run) -> (older side, headline ratio) of each whole entry's verdict
+    for e in whole_hist.entries:
+        if v := e.get("versus"):
+            said[(e["os"], e["id"], e["run"])] = (v.get("channel") or v["toolchain"],
+                                                  ((v.get("metrics") or {}).get(head) or {}).get("ratio"))
+    assert said
+    history.compact(root)
+    model = _model(root)
+    got = {(s.os, key_id(k), r): (o, ratio) for s in model.series.values()
+           for k, r, o, ratio in zip(s.keys, s.runs, s.versus_older, s.versus_ratio) if o is not None}
+    assert got == said
+
+    # the charts' rows, against the plain reading: per (os, lang, older, newer) and date,
+    # the ratios' geometric mean, lowest, highest and count
+    expect: dict[str, dict[str, list[float]]] = {}
+    for e in whole_hist.entries:
+        v = e.get("versus")
+        if v and not e["key"].get("label") and (said[(e["os"], e["id"], e["run"])][1] or 0) > 0:
+            older, newer = v.get("channel") or v["toolchain"], e.get("channel") or e["key"]["toolchain"]
+            name = f"versions_{e['os']}-{e['key']['lang']}-{trends.slug(f'{older}-{newer}')}.dat"
+            expect.setdefault(name, {}).setdefault(e["date"], []).append(said[(e["os"], e["id"], e["run"])][1])
+    work = tmp_path / "charts"
+    work.mkdir()
+    made = charts.version_charts(model, work)
+    assert made and {f.name for f in work.iterdir()} == {n for n, by in expect.items() if len(by) > 1}
+    for f in work.iterdir():
+        rows = [line.split() for line in f.read_text().splitlines()]
+        assert [r[0] for r in rows] == sorted(expect[f.name])
+        for d, gm, low, high, n in rows:
+            rs = expect[f.name][d]
+            assert int(n) == len(rs) and float(low) == pytest.approx(min(rs), rel=1e-5) and \
+                float(high) == pytest.approx(max(rs), rel=1e-5)
+            assert float(gm) == pytest.approx(math.prod(rs) ** (1 / len(rs)), rel=1e-5)
+    assert versions.rows(model) == versions.rows(_model_whole(root, whole_hist))
+
+
+def _model_whole(root: Path, hist) -> trends.Model:
+    """The model of a history read as whole entries (before compaction)."""
+    return trends.build(hist, catalogue.load(), jobs=1)
 
 
 def _rewrite(path: Path, change) -> None:
@@ -664,8 +689,8 @@ def _same_models(a: trends.Model, b: trends.Model) -> None:
     assert list(a.series) == list(b.series) and a.regressions == b.regressions and a.latest == b.latest
     for sid, s in a.series.items():
         t = b.series[sid]
-        assert (t.dates, t.commits, t.runs, t.keys, t.versus, t.stats, t.last, t.metric_changepoints) == \
-            (s.dates, s.commits, s.runs, s.keys, s.versus, s.stats, s.last, s.metric_changepoints), sid
+        assert (t.dates, t.commits, t.runs, t.keys, t.versus_older, t.versus_ratio, t.stats, t.last, t.metric_changepoints) == \
+            (s.dates, s.commits, s.runs, s.keys, s.versus_older, s.versus_ratio, s.stats, s.last, s.metric_changepoints), sid
 
 
 def test_summaries_written_as_rows_read_the_same_and_are_rewritten_as_columns_byte_for_byte(nights, tmp_path):
@@ -946,8 +971,8 @@ def test_the_site_keeps_each_summarised_months_columns_and_reads_them_back(night
     assert list(cached.series) == list(plain.series) and cached.regressions == plain.regressions
     for sid, s in plain.series.items():
         c = cached.series[sid]
-        assert (c.dates, c.commits, c.runs, c.keys, c.versus, c.stats, c.last) == \
-            (s.dates, s.commits, s.runs, s.keys, s.versus, s.stats, s.last), sid
+        assert (c.dates, c.commits, c.runs, c.keys, c.versus_older, c.versus_ratio, c.stats, c.last) == \
+            (s.dates, s.commits, s.runs, s.keys, s.versus_older, s.versus_ratio, s.stats, s.last), sid
     monkeypatch.setattr(history, "text_of", real_text_of)
 
     flipped, other = (cache / (keys[p] + columns_cache.SUFFIX) for p in months[:2])
@@ -1013,9 +1038,9 @@ def test_the_site_keeps_the_summarised_months_as_series(nights, tmp_path, monkey
     assert cached.latest == plain.latest
     for sid, s in plain.series.items():
         c = cached.series[sid]
-        assert (c.os, c.key, c.channel, c.dates, c.commits, c.runs, c.keys, c.versus, c.stats, c.last,
+        assert (c.os, c.key, c.channel, c.dates, c.commits, c.runs, c.keys, c.versus_older, c.versus_ratio, c.stats, c.last,
                 c.metric_changepoints) == \
-            (s.os, s.key, s.channel, s.dates, s.commits, s.runs, s.keys, s.versus, s.stats, s.last,
+            (s.os, s.key, s.channel, s.dates, s.commits, s.runs, s.keys, s.versus_older, s.versus_ratio, s.stats, s.last,
              s.metric_changepoints), sid
     monkeypatch.setattr(trends, "_month_columns", _REAL_MONTH_COLUMNS)
 
