@@ -108,6 +108,18 @@ class StatColumn:
             return m
         return [None if v != v else v for v in m]
 
+    def positive_medians(self) -> tuple[list[float], list[int] | None]:
+        """The medians that are above 0 (not missing, 0 or below) and their positions,
+        None when they are every point's (the common case): what a change-point search
+        reads. In numpy: a Python pass over each of ten years' 4,104 columns took 1.6 s
+        a night, most of it over the quarter with no figures at all."""
+        med = np.frombuffer(self.med, dtype=np.float64)
+        above = med > 0   # (NaN > 0 is False)
+        if above.all():
+            return med.tolist(), None
+        idx = np.flatnonzero(above)
+        return med[idx].tolist(), idx.tolist()
+
     def __eq__(self, other) -> bool:
         if isinstance(other, StatColumn):
             return self.triples() == other.triples()

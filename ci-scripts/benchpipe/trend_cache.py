@@ -1,10 +1,10 @@
 """The site folder's cache of the trend charts' rows (`.cache/trend-weeks.marshal`,
 `.cache/trend-days.marshal`).
 
-Before its newest year a trend chart draws one point an ISO week for a year, one a
-calendar month before that (the medians of the week's or month's figures), and in the
-newest year each night's point (charts.drawn_points). At ten years that is ~96 months,
-~55 weeks and 365 nights a series, and taking the medians and writing every point's row
+Before its newest 120 days a trend chart draws one point an ISO week back to two years,
+one a calendar month before that (the medians of the week's or month's figures), and in
+the newest 120 days each night's point (charts.drawn_points). At ten years that is ~96
+months, ~87 weeks and 120 nights a series, and taking the medians and writing every point's row
 as text was most of the chart stage's Python every night, for points that had not
 changed. So the site folder keeps them (a month is kept as a week is; the months end
 at a month's first day, so they are made again once a month, when that moves on):

@@ -184,12 +184,17 @@ def detect_all(series: dict[str, tuple[list, list, list]], cache_path: Path | No
     cache = read_cache(cache_path, stamp)
     known_windows: dict[str, list[int]] = {**cache.get("newest", {}), **cache.get("windows", {})}
     known_series = cache.get("series", {})
-    out, todo, keys_of, full_keys, hashes, axes = {}, [], {}, set(), {}, {}
+    out, todo, keys_of, full_keys, hashes, axes, by_content = {}, [], {}, set(), {}, {}, {}
     for sid, (commits, dates, values) in series.items():
         spans = windows(len(values), window, step)
-        # (a series' metrics share its commits and dates: the same lists, alive meanwhile)
-        ax = axes.get((id(commits), id(dates))) or axes.setdefault((id(commits), id(dates)),
-                                                                  _axes_digest(commits, dates))
+        # (a series' metrics share its commits and dates: the same lists, alive meanwhile;
+        # and the series of one OS and channel have the same nights: equal lists, told
+        # apart as tuples by the strings' cached hashes, 3 times faster than hashing them)
+        ax = axes.get((id(commits), id(dates)))
+        if ax is None:
+            content = (tuple(commits), tuple(dates))
+            ax = by_content.get(content) or by_content.setdefault(content, _axes_digest(commits, dates))
+            axes[id(commits), id(dates)] = ax
         full = hashes[sid] = _series_hash(commits, dates, values, ax)
         c = known_series.get(sid)
         if c and c["hash"] == full and len(c["windows"]) == len(spans) \
@@ -390,9 +395,11 @@ class Series:
 
     def bumps(self) -> list[tuple[int, str, str]]:
         """(index, older, newer toolchain) where the channel moved to another version."""
-        tcs = [k["toolchain"] for k in self.keys]
-        # the few indices found in C: ten years are 1.2 million points an OS
-        return [(i, tcs[i - 1], tcs[i]) for i in itertools.compress(range(1, len(tcs)), map(operator.ne, tcs, tcs[1:]))]
+        ks = self.keys
+        # only where the key is another dict (found in C; a summarised month's points share
+        # theirs: ~120 of ten years' 3,650), the toolchains compared; each chart asks
+        changed = itertools.compress(range(1, len(ks)), map(operator.is_not, ks, ks[1:]))
+        return [(i, a, b) for i in changed if (a := ks[i - 1]["toolchain"]) != (b := ks[i]["toolchain"])]
 
     @property
     def label(self) -> str:
@@ -614,18 +621,6 @@ def _tail_entry(row: list, table: history_rows.Series, run: dict) -> dict:
     return history_rows.decode(row, table, run) if len(row) == 4 else history_summary.decode(row, table, run)
 
 
-def _positive(values: list) -> list[int] | None:
-    """The positions of the values that are numbers above 0 (not None, 0 or NaN), or None
-    when all are: the common case, told by C loops (min, sum; a NaN makes the sum NaN)
-    rather than a Python one over each of 1,368 series x 3,650 nights x 3 metrics."""
-    try:
-        if values and min(values) > 0 and (total := sum(values)) == total:
-            return None
-    except TypeError:   # a None among them
-        pass
-    return [i for i, v in enumerate(values) if (v or 0) > 0]
-
-
 def _in_order(s: Series, always: bool = False) -> None:
     """The points by (date, run, id), as history.load orders entries: a no-op unless a
     whole entry is older than a summarised row (a hand-made history), or `always`.
@@ -695,15 +690,14 @@ def build(hist, cat, detect: bool = True, cache_path: Path | None = None, jobs: 
             # that reported no memory, a benchmark an optional metric does not measure)
             # is left out of that metric's series
             for metric in with_changepoints():
-                values = s.medians(metric.name)
-                idx = _positive(values)
+                values, idx = s.stats[metric.name].positive_medians()
                 # (the headline keeps the plain series id: its cached analyses stay valid)
                 cid = sid if metric is HEADLINE else f"{sid}|{metric.name}"
                 if idx is None:
                     idx = range(len(values))
                     inputs[cid] = (s.commits, s.dates, values)
                 else:
-                    inputs[cid] = ([s.commits[i] for i in idx], [s.dates[i] for i in idx], [values[i] for i in idx])
+                    inputs[cid] = (list(map(s.commits.__getitem__, idx)), list(map(s.dates.__getitem__, idx)), values)
                 where[cid] = (sid, metric.name, idx)
         found = detect_all(inputs, cache_path, jobs, cp_options)
         for cid, cps in found.items():

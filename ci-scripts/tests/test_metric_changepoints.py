@@ -9,6 +9,7 @@ from types import SimpleNamespace
 
 from benchpipe import catalogue, trends
 from benchpipe.results import key_id
+from benchpipe.stat_columns import StatColumn
 
 
 def _summary(v: float) -> dict:
@@ -63,12 +64,17 @@ def test_entries_without_a_figure_are_left_out_of_its_series():
 
 
 def test_a_series_keeps_the_points_with_a_figure_above_zero():
-    """trends._positive: None when every value is a number above 0 (the series searched
-    as it is), else the positions of those that are; None, 0, negatives and NaN left out."""
+    """StatColumn.positive_medians: every median and None when each is a number above 0
+    (the series searched as it is), else those that are and their positions; missing
+    figures, 0, negatives and NaN left out."""
     nan = float("nan")
-    assert trends._positive([1.0, 2.5, 3]) is None
-    assert trends._positive([1.0, None, 2.0]) == [0, 2]
-    assert trends._positive([0.0, 1.0, -1.0, 2.0]) == [1, 3]
-    assert trends._positive([1.0, nan, 2.0]) == [0, 2]
-    assert trends._positive([nan, 1.0]) == [1]
-    assert trends._positive([None]) == []
+
+    def col(meds):
+        return StatColumn([(m, m, m) if m is not None else None for m in meds])
+    assert col([1.0, 2.5, 3]).positive_medians() == ([1.0, 2.5, 3.0], None)
+    assert col([1.0, None, 2.0]).positive_medians() == ([1.0, 2.0], [0, 2])
+    assert col([0.0, 1.0, -1.0, 2.0]).positive_medians() == ([1.0, 2.0], [1, 3])
+    assert col([1.0, nan, 2.0]).positive_medians() == ([1.0, 2.0], [0, 2])
+    assert col([nan, 1.0]).positive_medians() == ([1.0], [1])
+    assert col([None]).positive_medians() == ([], [])
+    assert col([]).positive_medians() == ([], None)

@@ -1,6 +1,6 @@
-"""Trend charts over years (issue 40): each point of the newest year drawn, one a week
-in the year before it (the week's medians), one a month before that, said under the chart; change points still marked at
-their own night. Drawn with the real gnuplot."""
+"""Trend charts over years (issue 40): each point of the newest charts.THIN_DAYS drawn,
+one a week back to two years (the week's medians), one a month before that, said under
+the chart; change points still marked at their own night. Drawn with the real gnuplot."""
 
 from __future__ import annotations
 
@@ -12,20 +12,23 @@ from benchpipe import catalogue, charts, history, trends
 from benchpipe.metrics import HEADLINE
 from devtools import synthetic
 
+T, W = charts.THIN_DAYS, charts.WEEK_DAYS
+
 
 def _night(day: int) -> str:
     return (datetime(2030, 1, 1, 2, tzinfo=timezone.utc) + timedelta(days=day)).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def test_the_newest_year_is_drawn_point_by_point_the_year_before_a_point_a_week_and_before_that_a_month():
+def test_the_newest_nights_are_drawn_point_by_point_then_a_point_a_week_and_before_two_years_a_month():
+    assert T + W == 730   # the months are before two years (the dates below count on it)
     dates = [_night(d) for d in range(800)]
     points, before = charts.drawn_points(dates)
     assert [i for p in points for i in p] == list(range(800))   # each point in one drawn point, in order
-    assert before == _night(799 - 365)[:10]
-    daily = [p for p in points if dates[p[0]] >= _night(799 - 365)]
-    assert len(daily) == 366 and all(len(p) == 1 for p in daily)
+    assert before == _night(799 - T)[:10]
+    daily = [p for p in points if dates[p[0]] >= _night(799 - T)]
+    assert len(daily) == T + 1 and all(len(p) == 1 for p in daily)
     # a point a week for charts.WEEK_DAYS before them, from a month's first day on
-    monthly = (datetime(2030, 1, 1, 2, tzinfo=timezone.utc) + timedelta(days=799 - 365 - charts.WEEK_DAYS)) \
+    monthly = (datetime(2030, 1, 1, 2, tzinfo=timezone.utc) + timedelta(days=799 - T - W)) \
         .strftime("%Y-%m-01")
     assert monthly == "2030-03-01"
     weekly = [p for p in points[:len(points) - len(daily)] if dates[p[0]] >= monthly]
@@ -36,14 +39,14 @@ def test_the_newest_year_is_drawn_point_by_point_the_year_before_a_point_a_week_
     # and before that a point a calendar month, each month whole
     months = points[:len(points) - len(daily) - len(weekly)]
     assert [[dates[i][:7] for i in p] for p in months] == [["2030-01"] * 31, ["2030-02"] * 28]
-    # a series within its year is drawn whole, and said to be
-    assert charts.drawn_points(dates[-300:]) == ([[i] for i in range(300)], None)
+    # a series within its THIN_DAYS is drawn whole, and said to be
+    assert charts.drawn_points(dates[-T:]) == ([[i] for i in range(T)], None)
     assert charts.drawn_points([]) == ([], None)
     # within its two years: no months
     assert charts._weeks(dates[-700:])[3] is None and charts._weeks(dates)[3] == monthly
     # the weeks and the nights drawn alone, as the chart takes them: the same points
     weekly, first, cut, _ = charts._weeks(dates)
-    assert (weekly, first, cut) == (points[:len(weekly)], len(dates) - 366, before)
+    assert (weekly, first, cut) == (points[:len(weekly)], len(dates) - T - 1, before)
     # dates out of order (no series has them): each still drawn once, a night before the cut in its week
     mixed = dates[100:799] + dates[:100] + dates[799:]
     points, _ = charts.drawn_points(mixed)
@@ -60,9 +63,9 @@ def test_a_three_year_chart_draws_weekly_medians_and_keeps_every_change_point(tm
     entries = []
     for d in range(3 * 365):
         e = copy.deepcopy(template)
-        # within each week before the newest year, medians 1..7 s on Monday..Sunday; 9 s after
+        # within each week before the nights drawn alone, medians 1..7 s on Monday..Sunday; 9 s after
         wd = date.fromisoformat(_night(d)[:10]).isoweekday()
-        e["date"], e[field]["median"] = _night(d), float(wd if d < 3 * 365 - 1 - 365 else 9)
+        e["date"], e[field]["median"] = _night(d), float(wd if d < 3 * 365 - 1 - T else 9)
         e[field]["ci_low"], e[field]["ci_high"] = e[field]["median"] - 0.5, e[field]["median"] + 0.5
         entries.append(e)
     s = trends.Series.of(entries, "sid")
@@ -71,17 +74,17 @@ def test_a_three_year_chart_draws_weekly_medians_and_keeps_every_change_point(tm
     [chart] = charts.trend_charts(SimpleNamespace(series={"sid": s}), tmp_path, catalogue.load())
     rows = (tmp_path / f"{chart.name.replace('/', '_')}.dat").read_text().split("\n")
     rows = [r.split() for r in rows if r]
-    # weeks of the year before the newest (from a month's first day), months before them
-    full_weeks = [r for r in rows if "2030-12-01" <= r[0] < _night(2 * 365 - 7)][1:]
+    # weeks back to two years (from a month's first day), months before them
+    full_weeks = [r for r in rows if "2030-12-01" <= r[0] < _night(3 * 365 - 1 - T - 7)][1:]
     assert full_weeks and all(float(r[1]) == 4.0 and float(r[2]) == 3.5 and float(r[3]) == 4.5 for r in full_weeks)
     months = [r for r in rows if r[0] < "2030-12-01"]
     assert charts._weeks(s.dates)[3] == "2030-12-01" and len(months) == 11 and all(3.0 <= float(r[1]) <= 5.0 for r in months)
-    newest_year = [r for r in rows if r[0] >= _night(3 * 365 - 1 - 365)]
-    assert len(newest_year) == 366 and all(float(r[1]) == 9.0 for r in newest_year)
-    assert len(rows) <= 366 + 58 + 11   # (the weeks start at a month's first day: up to 58 of them)
+    newest = [r for r in rows if r[0] >= _night(3 * 365 - 1 - T)]
+    assert len(newest) == T + 1 and all(float(r[1]) == 9.0 for r in newest)
+    assert len(rows) <= T + 1 + (W + 31) // 7 + 2 + 11   # (the weeks start at a month's first day)
     # the change point is marked at its own night, and the chart says how it is drawn
     assert f"set arrow from '{entries[100]['date']}'" in chart.script
-    assert f"before 2030-12-01: one point a month, before {_night(3 * 365 - 1 - 365)[:10]}: one a week" in chart.script
+    assert f"before 2030-12-01: one point a month, before {_night(3 * 365 - 1 - T)[:10]}: one a week" in chart.script
     # real gnuplot draws it
     out = tmp_path / "out"
     out.mkdir()
