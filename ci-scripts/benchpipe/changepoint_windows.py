@@ -40,8 +40,9 @@ def window_key(values) -> str:
 def window_keys(values, spans) -> list[str]:
     """window_key of each [start, end) of values: the SHA-256 of its values as doubles,
     hashed from one buffer of them all (a night computes the keys of every window of
-    every series that grew, about 60 a series of ten years)."""
-    data = memoryview(array("d", values))
+    every series that grew, about 60 a series of ten years). `values` may be that
+    buffer already (an array of doubles), as the caller made it for another digest."""
+    data = memoryview(values if isinstance(values, array) and values.typecode == "d" else array("d", values))
     return [hashlib.sha256(data[a:b]).hexdigest()[:24] for a, b in spans]
 
 

@@ -11,7 +11,7 @@ records, in order. A render whose summarised months are those reads that one fil
 
 Derived data only, in columns_cache's frame (the first line says the format, Python's
 version, a digest of the code that makes the series and the key; then the payload's
-digest): anything else (another key, a torn write, other code) is a miss, and the months
+CRC-32): anything else (another key, a torn write, other code) is a miss, and the months
 are read as before, then kept anew. Trusted as far as the site folder it is in."""
 
 from __future__ import annotations

@@ -103,7 +103,7 @@ def _series_hash(commits: list[str], dates: list[str], values: list[float], axes
     took 3.7 s a render, then the commits and dates as JSON 1.5 s of this."""
     h = hashlib.sha256(axes or _axes_digest(commits, dates))
     h.update(len(values).to_bytes(8, "little"))
-    h.update(array("d", values).tobytes())
+    h.update(values if isinstance(values, array) and values.typecode == "d" else array("d", values))
     return h.hexdigest()[:24]
 
 
@@ -195,13 +195,14 @@ def detect_all(series: dict[str, tuple[list, list, list]], cache_path: Path | No
             content = (tuple(commits), tuple(dates))
             ax = by_content.get(content) or by_content.setdefault(content, _axes_digest(commits, dates))
             axes[id(commits), id(dates)] = ax
-        full = hashes[sid] = _series_hash(commits, dates, values, ax)
+        data = array("d", values)   # (both digests read the values as doubles)
+        full = hashes[sid] = _series_hash(commits, dates, data, ax)
         c = known_series.get(sid)
         if c and c["hash"] == full and len(c["windows"]) == len(spans) \
                 and all(0 < cp["index"] < len(values) for cp in c["cps"]):
             out[sid], keys_of[sid] = c["cps"], c["windows"]
         else:
-            keys_of[sid] = window_keys(values, spans)
+            keys_of[sid] = window_keys(data, spans)
             known = {k: known_windows[k] for k in keys_of[sid] if k in known_windows}
             todo.append((sid, [(commits, dates, values), options, known, window, step, keys_of[sid]]))
         full_keys.update(k for k, (a, b) in zip(keys_of[sid], spans) if b - a == window)
