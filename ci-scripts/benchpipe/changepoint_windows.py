@@ -40,10 +40,15 @@ def window_key(values) -> str:
 def window_keys(values, spans) -> list[str]:
     """window_key of each [start, end) of values: the SHA-256 of its values as doubles,
     hashed from one buffer of them all (a night computes the keys of every window of
-    every series that grew, about 60 a series of ten years). `values` may be that
-    buffer already (an array of doubles), as the caller made it for another digest."""
-    data = memoryview(values if isinstance(values, array) and values.typecode == "d" else array("d", values))
+    every series that grew, about 60 a series of ten years)."""
+    data = memoryview(doubles(values))
     return [hashlib.sha256(data[a:b]).hexdigest()[:24] for a, b in spans]
+
+
+def doubles(values) -> array:
+    """The values as an array of doubles: the array itself if they are one (a caller
+    that digests them twice converts them once)."""
+    return values if isinstance(values, array) and values.typecode == "d" else array("d", values)
 
 
 def valid_candidates(v, length: int = 2**31) -> bool:

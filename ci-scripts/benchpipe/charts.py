@@ -378,8 +378,8 @@ def _measured_at(metric, key: dict, cat) -> str:
 # where a month is 5 pixels (gnuplot's time is about its points: 835 points a series
 # then, 515 with months before two years). A year of nights is 365 points on ~60 pixels
 # at ten years; the newest 120 (a quarter, each night ~3 pixels at two years), then weeks
-# back to two years: ~305 points, and a night's chart stage 3.6 -> 2.9 s (measured in
-# the note of the commit that made this). The months start at a month's first day, so
+# back to two years: ~305 points, and `make_all` on the ten-year model 3.6 -> 2.9-3.0 s
+# (README, the trend charts). The months start at a month's first day, so
 # they change once a month (the trend cache keeps them). Only the drawing thins: change
 # points and compiler releases are found on, and marked at, every point.
 THIN_DAYS = 120

@@ -24,14 +24,13 @@ import os
 import re
 import sys
 import time
-from array import array
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchpipe import columns_cache, history_rows, history_summary, series_cache, strictjson
-from benchpipe.changepoint_windows import valid_candidates, window_keys, windows
+from benchpipe.changepoint_windows import doubles, valid_candidates, window_keys, windows
 from benchpipe.errors import BenchError
 from benchpipe.fsutil import atomic_write_json
 from benchpipe.history import channel
@@ -103,7 +102,7 @@ def _series_hash(commits: list[str], dates: list[str], values: list[float], axes
     took 3.7 s a render, then the commits and dates as JSON 1.5 s of this."""
     h = hashlib.sha256(axes or _axes_digest(commits, dates))
     h.update(len(values).to_bytes(8, "little"))
-    h.update(values if isinstance(values, array) and values.typecode == "d" else array("d", values))
+    h.update(doubles(values))
     return h.hexdigest()[:24]
 
 
@@ -195,7 +194,7 @@ def detect_all(series: dict[str, tuple[list, list, list]], cache_path: Path | No
             content = (tuple(commits), tuple(dates))
             ax = by_content.get(content) or by_content.setdefault(content, _axes_digest(commits, dates))
             axes[id(commits), id(dates)] = ax
-        data = array("d", values)   # (both digests read the values as doubles)
+        data = doubles(values)   # (both digests read the values as doubles)
         full = hashes[sid] = _series_hash(commits, dates, data, ax)
         c = known_series.get(sid)
         if c and c["hash"] == full and len(c["windows"]) == len(spans) \
@@ -385,9 +384,6 @@ class Series:
         for e in entries:
             s.add(e)
         return s
-
-    def medians(self, metric: str) -> list[float | None]:
-        return self.stats[metric].medians()
 
     @property
     def changepoints(self) -> list[dict]:
