@@ -43,7 +43,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from benchpipe import columns_cache, gcpause, history_rows, history_summary, measures, metrics, results, schema, strictjson
+from benchpipe import (columns_cache, gcpause, history_rows, history_summary, kinds_cache, measures, metrics, results,
+                       schema, strictjson)
 from benchpipe.errors import BenchError
 from benchpipe.fsutil import atomic_write_bytes, atomic_write_text, file_lock
 from benchpipe.stats import summarize
@@ -820,6 +821,20 @@ def _peek_kind(path: Path) -> str | None:
         return None
 
 
+def _known_kind(path: Path, known: dict, seen: dict) -> tuple[str | None, bytes | None]:
+    """A closed month's kind (as _peek_kind) and its file's SHA-256, the kind taken from
+    `known` (kinds_cache) by that digest where it is there; recorded in `seen`. (None,
+    None) for a file that cannot be read."""
+    try:
+        data = read_compressed(path)
+    except BenchError:
+        return None, None
+    digest = hashlib.sha256(data).digest()
+    kind = known[digest] if digest in known else history_summary.peek_kind(data[:history_summary.PEEK_BYTES])
+    seen[digest] = kind
+    return kind, digest
+
+
 def _records_text(text: str) -> str:
     """A history file's text up to its closing bracket: what an append keeps byte for byte."""
     return text[: text.rindex("\n]}")] if "\n]}" in text else text
@@ -1006,6 +1021,7 @@ class SummarisedMonth:
     count: int | None = None     # its committed rows, once read
     cache: Path | None = None    # the site's cache of columns (columns_cache), if any
     whole: bool = False          # kept whole (kind "entries"), not summarised
+    digest: bytes | None = None  # the SHA-256 of its file's bytes, where load took it (series_cache.key)
 
     def rows(self) -> tuple[history_rows.Series, list[list]]:
         """Its series table and its committed rows by date, checked as load checks them
@@ -1137,7 +1153,7 @@ def _row_order(runs: dict[str, dict], series: history_rows.Series):
     return key
 
 
-def load(root, summaries: str = "entries") -> History:
+def load(root, summaries: str = "entries", kinds: Path | None = None) -> History:
     """Everything in the history, read and checked (fast checks only: structure of
     the files, digests; `check` runs the full schema validation).
 
@@ -1146,12 +1162,13 @@ def load(root, summaries: str = "entries") -> History:
     few columns of its rows: ten years are 1.2 million rows an OS, most of the site's time
     when each was made into an entry), where the start of its file is one written here;
     its rows are checked when read. Only the open months' entries are in History.entries
-    then."""
+    then. kinds: a file (kinds_cache) of the closed months' kinds by their files'
+    digests, read and kept up to date, so that only a file not seen before is peeked at."""
     with gcpause.paused():
-        return _load(Path(root), summaries)
+        return _load(Path(root), summaries, kinds)
 
 
-def _load(root: Path, summaries: str) -> History:
+def _load(root: Path, summaries: str, kinds_path: Path | None = None) -> History:
     if not root.is_dir():
         raise BenchError(f"{root}: no such history directory")
     runs: dict[str, dict] = {}
@@ -1159,15 +1176,22 @@ def _load(root: Path, summaries: str) -> History:
     docs, deferred = [], []
     files = history_files(root)
     halfway = {p.with_name(p.stem + history_summary.SUFFIX) for p in _interrupted_compactions(files)}
+    known = kinds_cache.read(kinds_path) if summaries == "rows" else {}
+    seen: dict[bytes, str | None] = {}
     for path, rel in files:
         if path in halfway:
             continue   # its full month file is still there, and read
-        kind = _peek_kind(path) if summaries == "rows" and is_compressed(path) else None
+        kind = digest = None
+        if summaries == "rows" and is_compressed(path):
+            if kinds_path is None:
+                kind = _peek_kind(path)
+            else:   # (a file that cannot be read is read below, which says why)
+                kind, digest = _known_kind(path, known, seen)
         if kind in (history_summary.KIND, history_summary.LEGACY, "entries"):
             # read later, where its rows are wanted (trends.build), a month kept whole as
             # columns too (closed: its file never changes, and the site caches them); a
             # file whose start is not one written here is read now, as every other
-            deferred.append((path, path.name[:-len(history_summary.SUFFIX)], kind == "entries"))
+            deferred.append((path, path.name[:-len(history_summary.SUFFIX)], kind == "entries", digest))
             continue
         try:
             doc = read_doc(path)
@@ -1184,8 +1208,11 @@ def _load(root: Path, summaries: str) -> History:
                 raise BenchError(f"{path}: not a history file; run `bench history check`")
         except _MALFORMED:
             raise BenchError(f"{path}: not a valid history file; run `bench history check`") from None
+    if kinds_path is not None and seen != known:
+        kinds_cache.write(kinds_path, seen)   # (the files read now: those compaction replaced go)
     entries = []
-    summarised = [SummarisedMonth(path, month, by_month.get(month, {}), whole=whole) for path, month, whole in deferred]
+    summarised = [SummarisedMonth(path, month, by_month.get(month, {}), whole=whole, digest=digest)
+                  for path, month, whole, digest in deferred]
     for path, doc in docs:
         try:
             # a history/2 row is decoded beside the run records of its own month, as check does

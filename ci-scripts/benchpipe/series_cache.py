@@ -44,14 +44,16 @@ def key(months) -> str | None:
     h = hashlib.sha256()
     runs: dict[int, bytes] = {}   # the months of one calendar month share their run records
     for m in months:
-        try:
-            data = m.path.read_bytes()
-        except OSError:
-            return None
+        digest = m.digest   # (taken where load read the file for its kind: kinds_cache)
+        if digest is None:
+            try:
+                digest = hashlib.sha256(m.path.read_bytes()).digest()
+            except OSError:
+                return None
         if id(m.runs) not in runs:
             runs[id(m.runs)] = columns_cache.runs_digest(m.runs)
         name = m.month.encode("utf-8", "surrogatepass")
-        h.update(len(name).to_bytes(8, "little") + name + hashlib.sha256(data).digest() + runs[id(m.runs)])
+        h.update(len(name).to_bytes(8, "little") + name + digest + runs[id(m.runs)])
     return h.hexdigest()
 
 

@@ -6,6 +6,7 @@ the branch with a lease, never over a push that raced it."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import lzma
 import math
@@ -17,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from benchpipe import catalogue, charts, columns_cache, history, history_summary, publish, series_cache, site, trends, versions
+from benchpipe import (catalogue, charts, columns_cache, history, history_summary, kinds_cache, publish, series_cache, site,
+                       trends, versions)
 from benchpipe.commands.history import add_results
 from benchpipe.errors import BenchError
 from benchpipe.results import key_id
@@ -1069,6 +1071,58 @@ def test_the_site_keeps_the_summarised_months_as_series(nights, tmp_path, monkey
     assert _tree(out) == first and series_cache.get(kept, k)["series"].keys() == plain.series.keys()
     monkeypatch.setattr(series_cache, "_start", lambda: "bench-series/1 other code")
     assert series_cache.get(kept, k) is None
+
+
+def test_the_site_keeps_the_closed_months_kinds_by_their_digests(nights, tmp_path, monkeypatch):
+    """The site folder's kinds cache (kinds_cache): load peeks at each closed month's file
+    once; a later load with the cache takes every kind from it by the file's digest and
+    peeks at none, gives the same months as one without a cache, and hands the digests
+    on to the series cache's key (the same key); a file compaction rewrote is peeked at
+    again, and only it; a cache that does not check is a miss, peeked at anew."""
+    root = tmp_path / "h"
+    add_results(root, nights)
+    history.compact(root)
+    closed = _summaries(root)
+    assert len(closed) == 10   # two scenarios, January to May
+    peeked: list[bytes] = []
+    real_peek = history_summary.peek_kind
+    monkeypatch.setattr(history_summary, "peek_kind", lambda data: peeked.append(data) or real_peek(data))
+    kinds = tmp_path / "site" / site.KINDS_CACHE
+
+    def months(path):
+        peeked.clear()
+        hist = history.load(root, summaries="rows", kinds=path)
+        return [(m.path, m.month, m.whole) for m in hist.summarised], len(peeked), hist
+
+    plain, n, bare = months(None)
+    assert n == 10 and {w for *_, w in plain} == {True, False}
+    first, n, hist = months(kinds)
+    assert first == plain and n == 10 and kinds.is_file()
+    assert kinds_cache.read(kinds) == {hashlib.sha256(p.read_bytes()).digest(): real_peek(p.read_bytes()) for p in closed}
+    again, n, hist = months(kinds)
+    assert again == plain and n == 0   # every kind from the cache
+    assert all(m.digest == hashlib.sha256(m.path.read_bytes()).digest() for m in hist.summarised)
+    assert series_cache.key(hist.summarised) == series_cache.key(bare.summarised)   # read or handed on: one key
+
+    # compaction summarises March (kept whole until now) and closes June: only the new files are peeked at
+    assert history.compact(root, newest="2026-07-15T00:00:00Z").months == ["2026-03"]
+    later, n, _ = months(kinds)
+    assert n == 4 and later == months(None)[0] and {w for p, _, w in later if p.name == "2026-03.json.xz"} == {False}
+    assert len(later) == 12 and len(kinds_cache.read(kinds)) == 12   # the replaced files' digests are gone
+    # the site keeps it in its folder (from its second render, as its other caches)
+    out = tmp_path / "site2"
+    site.render(root, out, jobs=1, detect=False)
+    site.render(root, out, jobs=1, detect=False)
+    assert kinds_cache.read(out / site.KINDS_CACHE) == kinds_cache.read(kinds)
+
+    # a cache that does not check (a flipped byte, another code's) is a miss: every file peeked at, kept anew
+    blob = bytearray(kinds.read_bytes())
+    blob[-1] ^= 1
+    kinds.write_bytes(bytes(blob))
+    assert kinds_cache.read(kinds) == {}
+    assert months(kinds)[1] == 12 and months(kinds)[1] == 0
+    monkeypatch.setattr(kinds_cache, "_start", lambda: b"bench-kinds/1 other code\n")
+    assert kinds_cache.read(kinds) == {} and months(kinds)[1] == 12
 
 
 
