@@ -43,7 +43,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from benchpipe import columns_cache, gcpause, history_rows, history_summary, kinds_cache, measures, metrics, results, schema, strictjson
+from benchpipe import (columns_cache, entries_cache, gcpause, history_rows, history_summary, kinds_cache, measures, metrics,
+                       results, schema, strictjson)
 from benchpipe.errors import BenchError
 from benchpipe.fsutil import atomic_write_bytes, atomic_write_text, file_lock
 from benchpipe.stats import summarize
@@ -834,6 +835,83 @@ def _known_kind(path: Path, known: dict, seen: dict) -> tuple[str | None, bytes 
     return kind, digest
 
 
+def _kept_prefix(path: Path, record: dict) -> tuple[bytes, list] | None:
+    """An open month's file's bytes and the rows after those a kept record was read from
+    (entries_cache), parsed; None where the file does not start with them, or what
+    follows is not rows appended in the history's own layout (then it is read whole)."""
+    try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            return None
+        data = path.read_bytes()
+    except OSError:
+        return None
+    n = record["size"]
+    if len(data) < n or hashlib.sha256(memoryview(data)[:n]).digest() != record["sha"]:
+        return None
+    rest = data[n:]
+    if rest == b"\n]}\n":
+        return data, []
+    if not (rest.startswith(b",\n") and rest.endswith(b"\n]}\n")):
+        return None
+    try:
+        body = rest[2:-4].decode("utf-8")
+        rows = strictjson.loads(f"[{body}]", str(path))
+    except (UnicodeDecodeError, BenchError):
+        return None
+    # one record per line, each canonical: then they are exactly the rows the whole file's parse adds
+    return (data, rows) if ",\n".join(map(canonical, rows)) == body else None
+
+
+def _kept_entries(record: dict, data: bytes, rows: list, month: dict[str, dict]) -> tuple[list, dict] | None:
+    """The entries of an open month's file from its kept record and the rows after it
+    (_kept_prefix), and the record to keep now; None where the run records its rows were
+    decoded beside have changed, or a row after it declares a series again (a hand edit:
+    then the file is read whole, which decodes every row as it says)."""
+    if _runs_sha(record["runs"], month) != record["runs_sha"]:
+        return None
+    table = record["table"]
+    new = [r for r in rows if isinstance(r, dict)]
+    if new:
+        old = history_rows.Series(table)
+        if any(r["series"] in old.by_index or r["id"] in old.by_id for r in new):
+            return None
+        table = table + new
+    series = history_rows.Series(table)
+    found = record["entries"] + [history_rows.decode(r, series, month[r[0]]) for r in rows
+                                 if isinstance(r, list) and r[0] in month]
+    named = list(dict.fromkeys([*record["runs"], *(r[0] for r in rows if isinstance(r, list))]))
+    size = data.rindex(b"\n]}")
+    return found, {"size": size, "sha": hashlib.sha256(memoryview(data)[:size]).digest(), "header": record["header"],
+                   "table": table, "runs": named,
+                   "runs_sha": record["runs_sha"] if named == record["runs"] else _runs_sha(named, month),
+                   "entries": found}
+
+
+def _record(path: Path, doc, month: dict[str, dict], found: list[dict]) -> dict | None:
+    """What entries_cache keeps of an open month's file read whole (found: its entries,
+    file_entries(doc, month)), where it is rows in the history's own layout (serialise
+    writes it byte for byte); None otherwise."""
+    if not is_rows(doc) or not isinstance(doc.get("rows"), list) or not doc["rows"] or list(doc)[-1] != "rows":
+        return None
+    try:
+        data = path.read_bytes()
+        if data != serialise(doc).encode("utf-8"):
+            return None
+    except (OSError, *_MALFORMED):
+        return None
+    size = data.rindex(b"\n]}")
+    rows = doc["rows"]
+    named = list(dict.fromkeys(r[0] for r in rows if isinstance(r, list)))
+    return {"size": size, "sha": hashlib.sha256(memoryview(data)[:size]).digest(),
+            "header": {k: v for k, v in doc.items() if k != "rows"}, "table": [r for r in rows if isinstance(r, dict)],
+            "runs": named, "runs_sha": _runs_sha(named, month), "entries": found}
+
+
+def _runs_sha(named: list[str], month: dict[str, dict]) -> bytes:
+    """The SHA-256 of these runs' records (None for a run without one: its rows are left out)."""
+    return hashlib.sha256(canonical([month.get(r) for r in named]).encode("utf-8", "surrogatepass")).digest()
+
+
 def _records_text(text: str) -> str:
     """A history file's text up to its closing bracket: what an append keeps byte for byte."""
     return text[: text.rindex("\n]}")] if "\n]}" in text else text
@@ -1152,7 +1230,7 @@ def _row_order(runs: dict[str, dict], series: history_rows.Series):
     return key
 
 
-def load(root, summaries: str = "entries", kinds: Path | None = None) -> History:
+def load(root, summaries: str = "entries", cache: Path | None = None) -> History:
     """Everything in the history, read and checked (fast checks only: structure of
     the files, digests; `check` runs the full schema validation).
 
@@ -1161,13 +1239,17 @@ def load(root, summaries: str = "entries", kinds: Path | None = None) -> History
     few columns of its rows: ten years are 1.2 million rows an OS, most of the site's time
     when each was made into an entry), where the start of its file is one written here;
     its rows are checked when read. Only the open months' entries are in History.entries
-    then. kinds: a file (kinds_cache) of the closed months' kinds by their files'
-    digests, read and kept up to date, so that only a file not seen before is peeked at."""
+    then.
+
+    cache (with summaries="rows"): a folder (the site's) where what reading the files
+    found is kept, and taken from where the files are the same: the closed months' kinds
+    by their files' digests (kinds_cache: only a file not seen before is peeked at), and
+    the open months' entries (entries_cache: only the rows appended since are parsed)."""
     with gcpause.paused():
-        return _load(Path(root), summaries, kinds)
+        return _load(Path(root), summaries, cache if summaries == "rows" else None)
 
 
-def _load(root: Path, summaries: str, kinds_path: Path | None = None) -> History:
+def _load(root: Path, summaries: str, cache: Path | None = None) -> History:
     if not root.is_dir():
         raise BenchError(f"{root}: no such history directory")
     runs: dict[str, dict] = {}
@@ -1175,8 +1257,11 @@ def _load(root: Path, summaries: str, kinds_path: Path | None = None) -> History
     docs, deferred = [], []
     files = history_files(root)
     halfway = {p.with_name(p.stem + history_summary.SUFFIX) for p in _interrupted_compactions(files)}
-    known = kinds_cache.read(kinds_path) if summaries == "rows" else {}
+    kinds_path = cache / kinds_cache.NAME if cache is not None else None
+    entries_path = cache / entries_cache.NAME if cache is not None else None
+    known, kept = kinds_cache.read(kinds_path), entries_cache.read(entries_path)
     seen: dict[bytes, str | None] = {}
+    opened: dict[Path, tuple[bytes, list]] = {}   # an open month's file that starts with a kept record's bytes
     for path, rel in files:
         if path in halfway:
             continue   # its full month file is still there, and read
@@ -1191,6 +1276,10 @@ def _load(root: Path, summaries: str, kinds_path: Path | None = None) -> History
             # columns too (closed: its file never changes, and the site caches them); a
             # file whose start is not one written here is read now, as every other
             deferred.append((path, path.name[:-len(history_summary.SUFFIX)], kind == "entries", digest))
+            continue
+        if rel in kept and (got := _kept_prefix(path, kept[rel])) is not None:
+            opened[path] = got   # only the rows after its kept bytes parsed (entries_cache)
+            docs.append((path, kept[rel]["header"]))
             continue
         try:
             doc = read_doc(path)
@@ -1212,6 +1301,8 @@ def _load(root: Path, summaries: str, kinds_path: Path | None = None) -> History
     entries = []
     summarised = [SummarisedMonth(path, month, by_month.get(month, {}), whole=whole, digest=digest)
                   for path, month, whole, digest in deferred]
+    records: dict[str, dict] = {}   # the open months' records to keep (entries_cache)
+    rels = {path: rel for path, rel in files}
     for path, doc in docs:
         try:
             # a history/2 row is decoded beside the run records of its own month, as check does
@@ -1219,9 +1310,22 @@ def _load(root: Path, summaries: str, kinds_path: Path | None = None) -> History
             if summaries == "rows" and history_summary.is_summary(doc):
                 summarised.append(SummarisedMonth(path, doc["month"], month, doc=doc))
                 continue
-            entries.extend(e for e in file_entries(doc, month) if e["run"] in runs)
+            got = _kept_entries(kept[rels[path]], *opened[path], month) if path in opened else None
+            if got is None:
+                if path in opened:   # its run records changed since: read whole
+                    doc = read_doc(path)
+                found = file_entries(doc, month)
+                got = found, (_record(path, doc, month, found) if entries_path is not None else None)
+            found, record = got
+            if record is not None:
+                records[rels[path]] = record
+            entries.extend(e for e in found if e["run"] in runs)
+        except BenchError as err:
+            raise BenchError(f"{err}; run `bench history check`") from None
         except (*_MALFORMED, history_rows.RowError):
             raise BenchError(f"{path}: not a valid history file; run `bench history check`") from None
+    if entries_path is not None and (records or kept):
+        entries_cache.write(entries_path, records)
     try:
         summarised.sort(key=lambda m: m.month)   # (a series is one OS and scenario: one file a month)
         entries.sort(key=lambda e: (e["date"], e["run"], e["id"]))

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import jinja2
 
-from benchpipe import ROOT, catalogue, charts, gcpause, history, kinds_cache, measures, series_cache, trends, units, versions
+from benchpipe import ROOT, catalogue, charts, gcpause, history, measures, series_cache, trends, units, versions
 from benchpipe.errors import BenchError
 from benchpipe.fsutil import atomic_write_text, swap_dir
 from benchpipe.metrics import HEADLINE, METRICS, charted, page_data, trended
@@ -32,7 +32,7 @@ SITE_SOURCE = ROOT / "gh-pages"
 CP_CACHE = Path(".cache") / "changepoints.json"  # in the site folder: trends.detect_all's cache
 COLUMNS_CACHE = Path(".cache") / "columns"  # in the site folder: summarised months as checked columns (columns_cache)
 SERIES_CACHE = Path(".cache") / series_cache.NAME  # beside it: all the summarised months as series (series_cache)
-KINDS_CACHE = Path(".cache") / kinds_cache.NAME  # and the closed months' kinds by their files' digests (kinds_cache)
+LOAD_CACHE = Path(".cache")  # and what reading the history found (history.load: kinds_cache, entries_cache)
 TREND_CACHE = Path(".cache")  # and the trend charts' kept rows (trend_cache: its two files in it)
 
 
@@ -268,7 +268,7 @@ def render(history_dir, out_dir, *, site_url: str = "", repo_url: str = "", jobs
 def _render(out, history_dir, rep, t0, detect, jobs, cp_options, site_url, repo_url, keep_chart_sources, columns):
     cat = catalogue.load()
     # summarised months are read by trends.build, in parallel, straight into columns
-    hist = history.load(history_dir, summaries="rows", kinds=out / KINDS_CACHE if columns else None)
+    hist = history.load(history_dir, summaries="rows", cache=out / LOAD_CACHE if columns else None)
     loaded = time.perf_counter() - t0
 
     t = time.perf_counter()

@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from benchpipe import catalogue, charts, columns_cache, history, history_summary, kinds_cache, publish, series_cache, site, trends, versions
+from benchpipe import (catalogue, charts, columns_cache, entries_cache, history, history_summary, kinds_cache, publish,
+                       series_cache, site, trends, versions)
 from benchpipe.commands.history import add_results
 from benchpipe.errors import BenchError
 from benchpipe.results import key_id
@@ -1086,11 +1087,11 @@ def test_the_site_keeps_the_closed_months_kinds_by_their_digests(nights, tmp_pat
     peeked: list[bytes] = []
     real_peek = history_summary.peek_kind
     monkeypatch.setattr(history_summary, "peek_kind", lambda data: peeked.append(data) or real_peek(data))
-    kinds = tmp_path / "site" / site.KINDS_CACHE
+    kinds = tmp_path / "site" / site.LOAD_CACHE / kinds_cache.NAME
 
     def months(path):
         peeked.clear()
-        hist = history.load(root, summaries="rows", kinds=path)
+        hist = history.load(root, summaries="rows", cache=path and path.parent)
         return [(m.path, m.month, m.whole) for m in hist.summarised], len(peeked), hist
 
     plain, n, bare = months(None)
@@ -1112,7 +1113,7 @@ def test_the_site_keeps_the_closed_months_kinds_by_their_digests(nights, tmp_pat
     out = tmp_path / "site2"
     site.render(root, out, jobs=1, detect=False)
     site.render(root, out, jobs=1, detect=False)
-    assert kinds_cache.read(out / site.KINDS_CACHE) == kinds_cache.read(kinds)
+    assert kinds_cache.read(out / site.LOAD_CACHE / kinds_cache.NAME) == kinds_cache.read(kinds)
 
     # a cache that does not check (a flipped byte, another code's) is a miss: every file peeked at, kept anew
     blob = bytearray(kinds.read_bytes())
@@ -1122,6 +1123,88 @@ def test_the_site_keeps_the_closed_months_kinds_by_their_digests(nights, tmp_pat
     assert months(kinds)[1] == 12 and months(kinds)[1] == 0
     monkeypatch.setattr(kinds_cache, "_start", lambda: b"bench-kinds/1 other code\n")
     assert kinds_cache.read(kinds) == {} and months(kinds)[1] == 12
+
+
+def _entries(root: Path, cache: Path | None):
+    """The entries load gives, and which open months' files it read whole."""
+    whole: list[Path] = []
+    real = history.read_doc
+    history.read_doc = lambda path: whole.append(path) or real(path)
+    try:
+        hist = history.load(root, summaries="rows", cache=cache)
+    finally:
+        history.read_doc = real
+    return hist.entries, {p.relative_to(root).as_posix() for p in whole if p.parent.name != "runs"}
+
+
+def _open_files(root: Path) -> set[str]:
+    return {p.relative_to(root).as_posix() for p in root.rglob("*.json") if p.parent.name != "runs"}
+
+
+def test_the_site_keeps_the_open_months_entries_and_parses_only_rows_appended(nights, tmp_path):
+    """The site folder's entries cache (entries_cache): a load with it keeps each open
+    month's entries; after more nights are appended, the next load parses only the rows
+    after the kept bytes and gives the entries a load without any cache gives. Wherever
+    what was kept no longer stands (a run record edited, a run's record that was missing
+    now there, a file rewritten, rows appended by hand in another layout or declaring a
+    series again, a damaged cache), the file is read whole, with the same entries."""
+    root, cache = tmp_path / "h", tmp_path / "cache"
+    add_results(root, nights[:20])
+    plain, _ = _entries(root, None)
+    first, whole = _entries(root, cache)   # (no record yet: every file read whole, and kept)
+    assert first == plain and len(whole) == len(_open_files(root)) > 0
+    kept = entries_cache.read(cache / entries_cache.NAME)
+    assert set(kept) == _open_files(root)
+    add_results(root, nights[20:25])
+    grown = {rel for rel in kept if (root / rel).stat().st_size > kept[rel]["size"] + 4}
+    assert grown   # April's files had rows appended (and May's are new)
+    plain, _ = _entries(root, None)
+    got, whole = _entries(root, cache)
+    assert got == plain and len(got) > len(first) and whole == _open_files(root) - set(kept) != set()
+    again, whole = _entries(root, cache)
+    assert again == plain and whole == set()   # (nothing appended: nothing parsed whole)
+
+    def same_after(change, reread: set[str], layout: bool = True):
+        change()
+        plain, _ = _entries(root, None)
+        got, whole = _entries(root, cache)
+        assert got == plain and whole >= reread, (whole, reread)
+        # kept anew; a file not in the history's own layout is never kept (read whole each time)
+        assert _entries(root, cache) == (plain, set() if layout else reread)
+
+    april = root / "linux" / "sleep" / "2026-04.json"
+    runs = root / "runs" / "2026-04.json"
+    doc = json.loads(runs.read_text())
+
+    def edit_runner():   # a run record edited (its digest made again): April's entries say the new runner
+        doc["runs"][0]["runner"] = "renamed-runner"
+        doc["runs"][0]["digest"] = history.digest_of(doc["runs"][0])
+        runs.write_text(history.serialise(doc))
+    same_after(edit_runner, {"linux/sleep/2026-04.json"})
+    assert any(e["runner"] == "renamed-runner" for e in _entries(root, cache)[0])
+
+    gone = doc["runs"].pop()
+    runs.write_text(history.serialise(doc))   # a run without its record: its rows are left out ...
+    plain, _ = _entries(root, None)
+    assert _entries(root, cache)[0] == plain and all(e["run"] != gone["run"] for e in plain)
+    same_after(lambda: (doc["runs"].append(gone), runs.write_text(history.serialise(doc))), {"linux/sleep/2026-04.json"})  # ... and back
+    assert any(e["run"] == gone["run"] for e in _entries(root, cache)[0])
+
+    text = april.read_text()
+    rows = json.loads(text)["rows"]
+    row = next(r for r in rows if isinstance(r, list))
+    spaced = text[:text.rindex("\n]}")] + ",\n" + json.dumps(row) + "\n]}\n"   # appended by hand, json.dumps' spacing
+    same_after(lambda: april.write_text(spaced.replace(row[0], "r-hand-made")), {"linux/sleep/2026-04.json"}, False)
+    series = next(r for r in rows if isinstance(r, dict))
+    again_declared = {**series, "id": series["id"] + "-other"}   # series 0 declared again, under another id
+    same_after(lambda: april.write_text(text[:text.rindex("\n]}")] + ",\n" + history.canonical(again_declared)
+                                        + "\n]}\n"), {"linux/sleep/2026-04.json"})
+    same_after(lambda: april.write_text(text), {"linux/sleep/2026-04.json"})   # rewritten (shorter): not its kept start
+    blob = bytearray((cache / entries_cache.NAME).read_bytes())
+    blob[-1] ^= 1
+    (cache / entries_cache.NAME).write_bytes(bytes(blob))
+    assert entries_cache.read(cache / entries_cache.NAME) == {}
+    same_after(lambda: None, _open_files(root))
 
 
 
