@@ -43,8 +43,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from benchpipe import (columns_cache, entries_cache, gcpause, history_rows, history_summary, kinds_cache, measures, metrics,
-                       results, schema, strictjson)
+from benchpipe import columns_cache, entries_cache, gcpause, history_rows, history_summary, kinds_cache, measures, metrics, results, schema, strictjson
 from benchpipe.errors import BenchError
 from benchpipe.fsutil import atomic_write_bytes, atomic_write_text, file_lock
 from benchpipe.stats import summarize

@@ -18,8 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from benchpipe import (catalogue, charts, columns_cache, entries_cache, history, history_summary, kinds_cache, publish,
-                       series_cache, site, trends, versions)
+from benchpipe import catalogue, charts, columns_cache, entries_cache, history, history_summary, kinds_cache, publish, series_cache, site, trends, versions
 from benchpipe.commands.history import add_results
 from benchpipe.errors import BenchError
 from benchpipe.results import key_id
