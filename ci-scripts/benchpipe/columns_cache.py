@@ -106,6 +106,17 @@ def write_framed(path: Path, start: bytes, obj) -> None:
         pass
 
 
+def replace_framed(path: Path, start: bytes, obj) -> None:
+    """write_framed for a cache of one file, first removing what a render killed while
+    writing it left (publish carries the whole .cache/ over, by hard links)."""
+    for tmp in path.parent.glob(f".{path.name}.*.tmp"):
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+    write_framed(path, start, obj)
+
+
 def _crc(data) -> bytes:
     return zlib.crc32(data).to_bytes(4, "little")
 

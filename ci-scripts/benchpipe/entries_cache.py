@@ -63,11 +63,12 @@ def _valid(r) -> bool:
 
 
 def write(path: Path | None, records: dict[str, dict]) -> None:
-    """Keep these records at path (replacing what was there; nothing raised)."""
+    """Keep these records at path (replacing what was there, and what a render killed
+    while writing it left; nothing raised)."""
     if path is None:
         return
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError:   # a folder that cannot be written is no cache
         return
-    columns_cache.write_framed(path, _start(), records)
+    columns_cache.replace_framed(path, _start(), records)

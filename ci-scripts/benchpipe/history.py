@@ -822,12 +822,12 @@ def _peek_kind(path: Path) -> str | None:
 
 def _known_kind(path: Path, known: dict, seen: dict) -> tuple[str | None, bytes | None]:
     """A closed month's kind (as _peek_kind) and its file's SHA-256, the kind taken from
-    `known` (kinds_cache) by that digest where it is there; recorded in `seen`. (None,
-    None) for a file that cannot be read."""
+    `known` (kinds_cache) by that digest where it is there; recorded in `seen`. No digest
+    for a file that cannot be read whole."""
     try:
         data = read_compressed(path)
-    except BenchError:
-        return None, None
+    except BenchError:   # (too large, unreadable: peeked at as without the cache, and read where it is used)
+        return _peek_kind(path), None
     digest = hashlib.sha256(data).digest()
     kind = known[digest] if digest in known else history_summary.peek_kind(data[:history_summary.PEEK_BYTES])
     seen[digest] = kind
@@ -850,15 +850,15 @@ def _kept_prefix(path: Path, record: dict) -> tuple[bytes, list] | None:
     rest = data[n:]
     if rest == b"\n]}\n":
         return data, []
-    if not (rest.startswith(b",\n") and rest.endswith(b"\n]}\n")):
-        return None
+    if len(rest) <= 6 or not (rest.startswith(b",\n") and rest.endswith(b"\n]}\n")):
+        return None   # (",\n]}\n": a row taken away by hand, its comma left: not JSON)
     try:
         body = rest[2:-4].decode("utf-8")
         rows = strictjson.loads(f"[{body}]", str(path))
     except (UnicodeDecodeError, BenchError):
         return None
     # one record per line, each canonical: then they are exactly the rows the whole file's parse adds
-    return (data, rows) if ",\n".join(map(canonical, rows)) == body else None
+    return (data, rows) if rows and ",\n".join(map(canonical, rows)) == body else None
 
 
 def _kept_entries(record: dict, data: bytes, rows: list, month: dict[str, dict]) -> tuple[list, dict] | None:
@@ -868,6 +868,8 @@ def _kept_entries(record: dict, data: bytes, rows: list, month: dict[str, dict])
     then the file is read whole, which decodes every row as it says)."""
     if _runs_sha(record["runs"], month) != record["runs_sha"]:
         return None
+    if not rows:
+        return record["entries"], record   # (the same record: nothing to write)
     table = record["table"]
     new = [r for r in rows if isinstance(r, dict)]
     if new:
@@ -1097,7 +1099,8 @@ class SummarisedMonth:
     count: int | None = None     # its committed rows, once read
     cache: Path | None = None    # the site's cache of columns (columns_cache), if any
     whole: bool = False          # kept whole (kind "entries"), not summarised
-    digest: bytes | None = None  # the SHA-256 of its file's bytes, where load took it (series_cache.key)
+    # the SHA-256 of its file's bytes, where load took it (series_cache.key; not part of what it is)
+    digest: bytes | None = field(default=None, compare=False)
 
     def rows(self) -> tuple[history_rows.Series, list[list]]:
         """Its series table and its committed rows by date, checked as load checks them
@@ -1323,8 +1326,8 @@ def _load(root: Path, summaries: str, cache: Path | None = None) -> History:
             raise BenchError(f"{err}; run `bench history check`") from None
         except (*_MALFORMED, history_rows.RowError):
             raise BenchError(f"{path}: not a valid history file; run `bench history check`") from None
-    if entries_path is not None and (records or kept):
-        entries_cache.write(entries_path, records)
+    if entries_path is not None and (records.keys() != kept.keys() or any(records[r] is not kept[r] for r in records)):
+        entries_cache.write(entries_path, records)   # (only where a file grew, changed or went)
     try:
         summarised.sort(key=lambda m: m.month)   # (a series is one OS and scenario: one file a month)
         entries.sort(key=lambda e: (e["date"], e["run"], e["id"]))

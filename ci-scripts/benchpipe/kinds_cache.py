@@ -44,11 +44,12 @@ def read(path: Path | None) -> dict[bytes, str | None]:
 
 
 def write(path: Path | None, kinds: dict[bytes, str | None]) -> None:
-    """Keep these kinds at path (replacing what was there; nothing raised)."""
+    """Keep these kinds at path (replacing what was there, and what a render killed while
+    writing it left; nothing raised)."""
     if path is None:
         return
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError:   # a folder that cannot be written is no cache
         return
-    columns_cache.write_framed(path, _start(), kinds)
+    columns_cache.replace_framed(path, _start(), kinds)

@@ -64,11 +64,6 @@ def get(path: Path, k: str) -> dict | None:
 
 
 def put(path: Path, k: str, doc: dict) -> None:
-    """Keep doc under key k at path (replacing what was there), and remove what a render
-    killed while writing it left (publish carries the whole .cache/ over)."""
-    for tmp in path.parent.glob(f".{path.name}.*.tmp"):
-        try:
-            tmp.unlink()
-        except OSError:
-            pass
-    columns_cache.write_framed(path, f"{_start()} key {k}\n".encode(), doc)
+    """Keep doc under key k at path (replacing what was there, and what a render killed
+    while writing it left)."""
+    columns_cache.replace_framed(path, f"{_start()} key {k}\n".encode(), doc)

@@ -1102,6 +1102,7 @@ def test_the_site_keeps_the_closed_months_kinds_by_their_digests(nights, tmp_pat
     assert again == plain and n == 0   # every kind from the cache
     assert all(m.digest == hashlib.sha256(m.path.read_bytes()).digest() for m in hist.summarised)
     assert series_cache.key(hist.summarised) == series_cache.key(bare.summarised)   # read or handed on: one key
+    assert hist.summarised == bare.summarised   # (the digest is not part of what a month is)
 
     # compaction summarises March (kept whole until now) and closes June: only the new files are peeked at
     assert history.compact(root, newest="2026-07-15T00:00:00Z").months == ["2026-03"]
@@ -1158,10 +1159,15 @@ def test_the_site_keeps_the_open_months_entries_and_parses_only_rows_appended(ni
     grown = {rel for rel in kept if (root / rel).stat().st_size > kept[rel]["size"] + 4}
     assert grown   # April's files had rows appended (and May's are new)
     plain, _ = _entries(root, None)
+    left = cache / f".{entries_cache.NAME}.x1.tmp"   # what a render killed while writing leaves
+    left.write_bytes(b"x")
     got, whole = _entries(root, cache)
     assert got == plain and len(got) > len(first) and whole == _open_files(root) - set(kept) != set()
+    assert not left.exists()
+    written = (cache / entries_cache.NAME).stat().st_ino
     again, whole = _entries(root, cache)
-    assert again == plain and whole == set()   # (nothing appended: nothing parsed whole)
+    assert again == plain and whole == set()   # (nothing appended: nothing parsed whole, nor written)
+    assert (cache / entries_cache.NAME).stat().st_ino == written
 
     def same_after(change, reread: set[str], layout: bool = True):
         change()
@@ -1199,6 +1205,16 @@ def test_the_site_keeps_the_open_months_entries_and_parses_only_rows_appended(ni
     same_after(lambda: april.write_text(text[:text.rindex("\n]}")] + ",\n" + history.canonical(again_declared)
                                         + "\n]}\n"), {"linux/sleep/2026-04.json"})
     same_after(lambda: april.write_text(text), {"linux/sleep/2026-04.json"})   # rewritten (shorter): not its kept start
+    # a row taken away by hand, its comma left: not JSON with the cache either, the same one line
+    for tail in (",\n]}\n", ",\n\n]}\n"):
+        april.write_text(text[:text.rindex("\n]}")] + tail)
+        errors = []
+        for where in (None, cache):
+            with pytest.raises(BenchError) as err:
+                history.load(root, summaries="rows", cache=where)
+            errors.append(str(err.value))
+        assert errors[0] == errors[1] and "not JSON" in errors[0], errors
+    april.write_text(text)
     blob = bytearray((cache / entries_cache.NAME).read_bytes())
     blob[-1] ^= 1
     (cache / entries_cache.NAME).write_bytes(bytes(blob))
