@@ -44,8 +44,14 @@ _CODE = ("columns_cache.py", "history.py", "history_summary.py", "history_rows.p
 def magic() -> bytes:
     """An entry's first line: the format, marshal's and Python's versions (marshal's
     format is Python's own), and a digest of the code whose checks an entry stands for."""
-    return f"bench-columns/2 marshal {marshal.version} py{sys.version_info[0]}.{sys.version_info[1]} " \
-           f"code {code_digest(_CODE)}\n".encode()
+    return f"{frame_line('bench-columns/2', _CODE)}\n".encode()
+
+
+def frame_line(fmt: str, code) -> str:
+    """The start of a framed cache file's first line: its format, marshal's and Python's
+    versions (marshal's format is Python's own) and a digest of the code (these modules)
+    whose work an entry stands for; each cache adds what else it is kept under."""
+    return f"{fmt} marshal {marshal.version} py{sys.version_info[0]}.{sys.version_info[1]} code {code_digest(code)}"
 
 
 def key(data: bytes, runs: dict | None = None) -> str:
@@ -107,8 +113,13 @@ def write_framed(path: Path, start: bytes, obj) -> None:
 
 
 def replace_framed(path: Path, start: bytes, obj) -> None:
-    """write_framed for a cache of one file, first removing what a render killed while
-    writing it left (publish carries the whole .cache/ over, by hard links)."""
+    """write_framed for a cache of one file (its folder made if need be), first removing
+    what a render killed while writing it left (publish carries the whole .cache/ over,
+    by hard links); a folder that cannot be written is no cache (nothing raised)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return
     for tmp in path.parent.glob(f".{path.name}.*.tmp"):
         try:
             tmp.unlink()

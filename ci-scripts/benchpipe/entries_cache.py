@@ -23,8 +23,6 @@ render keeps only the records of the files it read."""
 from __future__ import annotations
 
 import functools
-import marshal
-import sys
 from pathlib import Path
 
 from benchpipe import columns_cache
@@ -41,8 +39,7 @@ FIELDS = ("size", "sha", "header", "table", "runs", "runs_sha", "entries")
 
 @functools.cache
 def _start() -> bytes:
-    return f"bench-entries/1 marshal {marshal.version} py{sys.version_info[0]}.{sys.version_info[1]} " \
-           f"code {columns_cache.code_digest(_CODE)}\n".encode()
+    return f"{columns_cache.frame_line('bench-entries/1', _CODE)}\n".encode()
 
 
 def read(path: Path | None) -> dict[str, dict]:
@@ -65,10 +62,5 @@ def _valid(r) -> bool:
 def write(path: Path | None, records: dict[str, dict]) -> None:
     """Keep these records at path (replacing what was there, and what a render killed
     while writing it left; nothing raised)."""
-    if path is None:
-        return
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError:   # a folder that cannot be written is no cache
-        return
-    columns_cache.replace_framed(path, _start(), records)
+    if path is not None:
+        columns_cache.replace_framed(path, _start(), records)

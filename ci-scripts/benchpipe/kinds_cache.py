@@ -16,8 +16,6 @@ digests of the files it read."""
 from __future__ import annotations
 
 import functools
-import marshal
-import sys
 from pathlib import Path
 
 from benchpipe import columns_cache
@@ -29,8 +27,7 @@ _CODE = ("kinds_cache.py", "history_summary.py")   # what says a file's kind (pe
 
 @functools.cache
 def _start() -> bytes:
-    return f"bench-kinds/1 marshal {marshal.version} py{sys.version_info[0]}.{sys.version_info[1]} " \
-           f"code {columns_cache.code_digest(_CODE)}\n".encode()
+    return f"{columns_cache.frame_line('bench-kinds/1', _CODE)}\n".encode()
 
 
 def read(path: Path | None) -> dict[bytes, str | None]:
@@ -46,10 +43,5 @@ def read(path: Path | None) -> dict[bytes, str | None]:
 def write(path: Path | None, kinds: dict[bytes, str | None]) -> None:
     """Keep these kinds at path (replacing what was there, and what a render killed while
     writing it left; nothing raised)."""
-    if path is None:
-        return
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError:   # a folder that cannot be written is no cache
-        return
-    columns_cache.replace_framed(path, _start(), kinds)
+    if path is not None:
+        columns_cache.replace_framed(path, _start(), kinds)

@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import marshal
-import sys
 from pathlib import Path
 
 from benchpipe import columns_cache
@@ -33,8 +31,7 @@ _CODE = (*columns_cache._CODE, "series_cache.py", "trends.py", "stat_columns.py"
 
 @functools.cache
 def _start() -> str:
-    return f"bench-series/1 marshal {marshal.version} py{sys.version_info[0]}.{sys.version_info[1]} " \
-           f"code {columns_cache.code_digest(_CODE)}"
+    return columns_cache.frame_line("bench-series/1", _CODE)
 
 
 def key(months) -> str | None:

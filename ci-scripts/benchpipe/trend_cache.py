@@ -32,8 +32,6 @@ render keeps only the series it drew."""
 from __future__ import annotations
 
 import functools
-import marshal
-import sys
 from pathlib import Path
 
 from benchpipe import columns_cache
@@ -47,8 +45,7 @@ _CODE = ("trend_cache.py", "charts.py", "metrics.py", "trends.py", "units.py")
 
 @functools.cache
 def _start(kind: str, metrics: tuple[str, ...]) -> bytes:
-    return (f"bench-trend-{kind}/1 marshal {marshal.version} py{sys.version_info[0]}.{sys.version_info[1]} "
-            f"code {columns_cache.code_digest(_CODE)} metrics {','.join(metrics)}\n").encode()
+    return f"{columns_cache.frame_line(f'bench-trend-{kind}/1', _CODE)} metrics {','.join(metrics)}\n".encode()
 
 
 class _Kept:
