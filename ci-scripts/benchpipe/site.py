@@ -29,7 +29,7 @@ from benchpipe.metrics import HEADLINE, METRICS, charted, page_data, trended
 from benchpipe.results import family_id, format_params
 
 SITE_SOURCE = ROOT / "gh-pages"
-CP_CACHE = Path(".cache") / "changepoints.json"  # in the site folder: trends.detect_all's cache
+CP_CACHE = Path(".cache") / "changepoints.marshal"  # in the site folder: trends.detect_all's cache
 COLUMNS_CACHE = Path(".cache") / "columns"  # in the site folder: summarised months as checked columns (columns_cache)
 SERIES_CACHE = Path(".cache") / series_cache.NAME  # beside it: all the summarised months as series (series_cache)
 LOAD_CACHE = Path(".cache")  # and what reading the history found (history.load: kinds_cache, entries_cache)

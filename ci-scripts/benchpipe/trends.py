@@ -122,15 +122,45 @@ def _axes_digest(commits: list[str], dates: list[str]) -> bytes:
     return h.digest()
 
 
+# A site folder's cache is kept in columns_cache's frame (`.marshal`: at ten years on three
+# OSes 8.6 MB, which as JSON took ~0.3 s a night to read and write); the branch's shared
+# copy (publish_cache) and any other path stay JSON, which a diff can show.
+_CACHE_CODE = ("changepoints.py", "changepoint_windows.py")
+
+
+def _cache_frame() -> bytes:
+    return f"{columns_cache.frame_line('bench-changepoints/1', _CACHE_CODE)}\n".encode()
+
+
+def _read_cache_doc(path: Path):
+    """The document at path (framed marshal by its suffix, else strict JSON), or None."""
+    if path.is_symlink() or not path.is_file():
+        return None
+    if path.suffix == columns_cache.SUFFIX:
+        return columns_cache.read_framed(path, _cache_frame(), MAX_CACHE_BYTES)
+    try:
+        return strictjson.read(path, max_bytes=MAX_CACHE_BYTES)
+    except BenchError:
+        return None
+
+
+def _write_cache_doc(path: Path, doc: dict) -> None:
+    if path.suffix == columns_cache.SUFFIX:
+        columns_cache.replace_framed(path, _cache_frame(), doc)
+    else:
+        atomic_write_json(path, doc, indent=None)
+
+
 def read_cache(path: Path | None, stamp: dict) -> dict:
     """A cache written with these options and this code, else {} (missing, damaged,
-    another layout: start afresh); entries of the wrong form are left out."""
-    if not path or path.is_symlink() or not path.is_file():
+    another layout: start afresh); entries of the wrong form are left out. A site's
+    `.marshal` cache that is missing is read from the JSON file beside it that the code
+    before 2026-12-06 kept (the first render after an upgrade searches no more)."""
+    if not path:
         return {}
-    try:
-        cache = strictjson.read(path, max_bytes=MAX_CACHE_BYTES)
-    except BenchError:
-        return {}
+    cache = _read_cache_doc(path)
+    if cache is None and path.suffix == columns_cache.SUFFIX and not path.exists():
+        cache = _read_cache_doc(path.with_suffix(".json"))
     if not isinstance(cache, dict) or {k: cache.get(k) for k in stamp} != stamp:
         return {}
     out = dict(stamp)
@@ -173,7 +203,7 @@ def detect_all(series: dict[str, tuple[list, list, list]], cache_path: Path | No
 
     Each series is analysed in windows (changepoints.detect: `window` points every
     `step`), so a series of ten years costs ten times one of a year, not a hundred. The
-    cache (a JSON file beside the site) keeps each window's candidates by the window's
+    cache (a file beside the site) keeps each window's candidates by the window's
     values ("windows": the full windows, which a series that grows keeps; "newest": the
     shorter last ones) and each series' change points by its content: an unchanged series
     is not analysed again, and one that grew by a night only in its newest window. What
@@ -237,7 +267,9 @@ def detect_all(series: dict[str, tuple[list, list, list]], cache_path: Path | No
         doc = {**stamp, "windows": {k: every[k] for k in now if k in full_keys},
                "newest": {k: every[k] for k in now if k not in full_keys},
                "series": {sid: {"hash": hashes[sid], "cps": out[sid], "windows": keys_of[sid]} for sid in series}}
-        atomic_write_json(cache_path, doc, indent=None)
+        _write_cache_doc(cache_path, doc)
+        if cache_path.suffix == columns_cache.SUFFIX:
+            cache_path.with_suffix(".json").unlink(missing_ok=True)   # the older code's, read above
     return out
 
 
@@ -261,7 +293,7 @@ def seed_cache(path: Path, shared: dict) -> None:
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     windows = {k: v for k, v in shared["windows"].items() if isinstance(k, str) and valid_candidates(v)}
-    atomic_write_json(path, {**stamp, "windows": windows}, indent=None)
+    _write_cache_doc(path, {**stamp, "windows": windows})
 
 
 # --------------------------------------------------------------------------- model

@@ -7,7 +7,7 @@ import json
 import random
 import subprocess
 
-from benchpipe import changepoints, publish, publish_cache, trends
+from benchpipe import changepoints, publish, publish_cache, site, trends
 
 WINDOW, STEP = trends.WINDOW, trends.STEP
 
@@ -54,7 +54,7 @@ def test_saved_when_windows_fill_and_a_fresh_machine_searches_only_the_newest(tm
     remote = branch_with_a_file(tmp_path)
     searched = counting(monkeypatch)
     data = {"a": series(250), "b": series(130, seed=4)}
-    site_cache = tmp_path / "site1" / ".cache" / "changepoints.json"
+    site_cache = tmp_path / "site1" / site.CP_CACHE
     first = trends.detect_all(data, site_cache, jobs=1)
     assert sorted(searched) == [70, 70, 120, 120, 120, 120] and first["a"][0]["index"] == 125
     logs = []
@@ -69,7 +69,7 @@ def test_saved_when_windows_fill_and_a_fresh_machine_searches_only_the_newest(tm
 
     # a fresh machine, one night later: only each series' newest window is searched
     del searched[:]
-    fresh = tmp_path / "site2" / ".cache" / "changepoints.json"
+    fresh = tmp_path / "site2" / site.CP_CACHE
     publish_cache.seed(co, fresh)
     grown = {"a": series(251), "b": series(131, seed=4)}
     assert trends.detect_all(grown, fresh, jobs=1) == trends.detect_all(grown, None, jobs=1)
@@ -103,7 +103,7 @@ def test_a_damaged_or_foreign_cache_changes_nothing(tmp_path, monkeypatch):
             (co / publish_cache.CACHE).symlink_to(tmp_path / "good.json")
         else:
             (co / publish_cache.CACHE).write_text(text)
-        fresh = tmp_path / f"fresh{len(searched)}" / ".cache" / "changepoints.json"
+        fresh = tmp_path / f"fresh{len(searched)}" / site.CP_CACHE
         publish_cache.seed(co, fresh)
         before = len(searched)
         assert trends.detect_all(data, fresh, jobs=1) == truth, text[:40]

@@ -116,7 +116,7 @@ def test_about_page_says_how(built):
 def test_rerender_uses_the_change_point_cache(built):
     tmp, _ = built
     rep = site.render(tmp / "history", tmp / "site", jobs=2)
-    assert (tmp / "site/.cache/changepoints.json").exists()
+    assert (tmp / "site" / site.CP_CACHE).exists()
     assert rep.timings["model+changepoints"] < 5
 
 
@@ -180,6 +180,44 @@ def test_change_points_incremental_reuse(tmp_path, monkeypatch):
     assert len(searched) == before + 5
     cache.write_text("{not json")
     assert trends.detect_all({"s": mk(300)}, cache, jobs=1, window=100, step=50) == grown
+
+
+def test_the_site_keeps_its_change_point_cache_in_a_marshal_frame(tmp_path, monkeypatch):
+    """A site folder's change-point cache (site.CP_CACHE) is framed marshal: read back as
+    written, a damaged or truncated one is searched past, and the JSON file the code
+    before kept there is read once, then removed."""
+    import random
+
+    from benchpipe import changepoints, trends
+
+    rng = random.Random(3)
+    vals = [1.0 + rng.gauss(0, 0.01) for _ in range(130)] + [1.2 + rng.gauss(0, 0.01) for _ in range(100)]
+    data = {"s": ([f"c{i}" for i in range(230)], [f"2026-01-01T{i // 60:02d}:{i % 60:02d}Z" for i in range(230)], vals)}
+    searched = []
+    real = changepoints.candidates
+    monkeypatch.setattr(changepoints, "candidates", lambda v, **o: (searched.append(len(v)), real(v, **o))[1])
+    truth = trends.detect_all(data, None, jobs=1)
+    assert [cp["index"] for cp in truth["s"]] == [130]
+    cache = tmp_path / site.CP_CACHE
+    assert cache.suffix == ".marshal"
+    assert trends.detect_all(data, cache, jobs=1) == truth
+    assert cache.read_bytes().startswith(b"bench-changepoints/1 marshal ")
+    kept = trends.read_cache(cache, trends.cache_stamp())
+    assert set(kept["series"]) == {"s"} and len(kept["windows"]) == 2 and len(kept["newest"]) == 1
+    del searched[:]
+    assert trends.detect_all(data, cache, jobs=1) == truth and searched == []   # nothing searched again
+    good = cache.read_bytes()
+    for bad in (good[:-7], good[:-40] + bytes(40), good.replace(b"bench-changepoints/1", b"bench-changepoints/0")):
+        cache.write_bytes(bad)
+        del searched[:]
+        assert trends.detect_all(data, cache, jobs=1) == truth and len(searched) == 3, bad[:30]
+    # the older code's JSON beside it: read once (nothing searched), then only the marshal kept
+    legacy = cache.with_suffix(".json")
+    legacy.write_text(json.dumps(kept))
+    cache.unlink()
+    del searched[:]
+    assert trends.detect_all(data, cache, jobs=1) == truth and searched == []
+    assert trends.read_cache(cache, trends.cache_stamp()) == kept and not legacy.exists()
 
 
 def _detect_by_id(args):
