@@ -23,6 +23,7 @@ lighter tints; variants by point shape."""
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 import math
 import os
@@ -33,7 +34,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -461,6 +462,12 @@ def trend_charts(model: trends.Model, datadir: Path, cat=None, kept: Path | None
 def iter_trend_charts(model: trends.Model, datadir: Path, cat=None, kept: Path | None = None) -> Iterator[Chart]:
     """trend_charts one at a time, each yielded once its data file is written (for render
     to draw while the next are made); the weeks are kept once the last is."""
+    return (make() for make in _trend_makers(model, datadir, cat, kept))
+
+
+def _trend_makers(model: trends.Model, datadir: Path, cat=None, kept: Path | None = None) -> Iterator[Callable[[], Chart]]:
+    """Each trend chart's data file written (_trend_chart), then what makes its script
+    yielded; the weeks kept once the last is written."""
     fams: dict[str, list[trends.Series]] = {}
     for s in model.series.values():
         fams.setdefault(trends.trend_chart_name(s.key, s.os), []).append(s)
@@ -511,7 +518,10 @@ def _row(d: str, figures, factors) -> str:
 
 
 def _trend_chart(name: str, group: list[trends.Series], datadir: Path, cat, weeks_of: dict,
-                 kept: TrendCache) -> Chart:
+                 kept: TrendCache) -> Callable[[], Chart]:
+    """A family's trend chart: its data file written now, and what makes its script
+    returned, to be called once the series' change points are known (the site writes the
+    data files while the change points are searched: ChartWork)."""
     shown = trended()
     group.sort(key=lambda s: trends.version_tuple(s.key["toolchain"]), reverse=True)
     k0 = group[0].key
@@ -547,7 +557,29 @@ def _trend_chart(name: str, group: list[trends.Series], datadir: Path, cat, week
                               lambda i: _row(s.dates[i], [col[i + off] for col in cols], factors))
         blocks.append("\n".join(rows))
     fname.write_text("\n\n\n".join(blocks) + "\n", encoding="utf-8")
-    drawn = [([w[0] for w in wk] + s.dates[first:], st) for s, wk, first, st in drawn]
+    fmt = _date_format(d for s, wk, first, _st in drawn for d in itertools.chain((w[0] for w in wk), s.dates[first:]))
+    # a panel per charted metric this family has (an optional one may be missing)
+    panels = [(i, m) for i, m in enumerate(shown) if any(t for *_, st in drawn for t in st[m.name])]
+    del drawn, blocks   # (kept only as the script's inputs until it is made)
+    bump_lines = []
+    bumped = any(bumps := [s.bumps() for s in group])
+    for s, bs in zip(group, bumps):
+        for i, _old, new in bs:
+            d = s.dates[i]
+            bump_lines.append(f"set arrow from '{d}', graph 0 to '{d}', graph 1 nohead lc rgb '{BUMP_COLOUR}' lw 1 dt 3 back")
+            bump_lines.append(f"set label {gq(new)} at '{d}', graph 0.97 right rotate by 90 font ',8' "
+                              f"tc rgb '{BUMP_COLOUR}' front noenhanced")
+    one = len(group[0]) == 1 and len(group) == 1
+    return functools.partial(_trend_script, name, group, fname, cat, shown, colour, scales, fmt, panels,
+                             weekly_before, monthly_before, bump_lines, bumped, one)
+
+
+def _trend_script(name: str, group: list[trends.Series], fname: Path, cat, shown, colour: str, scales: dict, fmt: str,
+                  panels: list, weekly_before: str | None, monthly_before: str | None, bump_lines: list[str],
+                  bumped: bool, one: bool) -> Chart:
+    """A trend chart's gnuplot script (_trend_chart), with the series' change points."""
+    k0 = group[0].key
+
     def cp_arrows(metric: str) -> list[str]:
         out = []
         for s in group:
@@ -557,17 +589,9 @@ def _trend_chart(name: str, group: list[trends.Series], datadir: Path, cat, week
                 out.append(f"set arrow from '{d}', graph 0 to '{d}', graph 1 nohead lc rgb '{c}' lw 1.5 dt 2 front")
         return out
 
-    arrows = cp_arrows(HEADLINE.name)
-    bumped = any(bumps := [s.bumps() for s in group])
-    for s, bs in zip(group, bumps):
-        for i, _old, new in bs:
-            d = s.dates[i]
-            arrows.append(f"set arrow from '{d}', graph 0 to '{d}', graph 1 nohead lc rgb '{BUMP_COLOUR}' lw 1 dt 3 back")
-            arrows.append(f"set label {gq(new)} at '{d}', graph 0.97 right rotate by 90 font ',8' "
-                          f"tc rgb '{BUMP_COLOUR}' front noenhanced")
+    arrows = cp_arrows(HEADLINE.name) + bump_lines
     pct = ", ".join(f"{(cp['ratio'] - 1) * 100:+.1f}% {s.label}" for s in group for cp in s.changepoints
                     if cp.get("ratio"))
-    one = len(group[0]) == 1 and len(group) == 1
 
     def panel(col: int, ylabel: str, title: str, marks: bool, metric: str) -> str:
         plots = []
@@ -588,9 +612,6 @@ def _trend_chart(name: str, group: list[trends.Series], datadir: Path, cat, week
         return "\n".join([f"set title {gq(title)} noenhanced", f"set ylabel {gq(ylabel)}",
                           "plot " + ", \\\n     ".join(plots)])
 
-    fmt = _date_format(d for dates, _ in drawn for d in dates)
-    # a panel per charted metric this family has (an optional one may be missing)
-    panels = [(i, m) for i, m in enumerate(shown) if any(t for _, st in drawn for t in st[m.name])]
     lines = [
         f"set multiplot layout {len(panels)},1",
         "set xdata time", "set timefmt '%Y-%m-%dT%H:%M:%SZ'", f"set format x '{fmt}'",
@@ -817,27 +838,64 @@ def version_charts(model: trends.Model, datadir: Path) -> list[Chart]:
     return charts
 
 
+class ChartWork:
+    """Every chart of the site, in two steps: `prepare` writes the data files (the trend
+    charts' are most of the stage's Python) and needs no change point, so the site calls
+    it while the change points are searched in worker processes (trends.build's
+    `while_searching`: the main process waited there, and drew after it with its Python
+    a core and gnuplot the other); `draw` makes the scripts, the trend charts' with their
+    change points, and runs gnuplot. Without `prepare` first, `draw` writes each data file
+    as gnuplot draws the charts before it (render takes an iterator). The trend charts'
+    rows are kept in the folder `kept` (benchpipe.trend_cache)."""
+
+    def __init__(self, model: trends.Model, cat, png_os: str | None = None, keep_sources: Path | None = None,
+                 kept: Path | None = None):
+        self.model, self.cat, self.png_os, self.kept = model, cat, png_os, kept
+        self.own = not keep_sources
+        self.work = Path(keep_sources) if keep_sources else Path(tempfile.mkdtemp(prefix="bench-charts-"))
+        self.work.mkdir(parents=True, exist_ok=True)
+        self.kinds: dict[str, list[Chart]] | None = None
+        self.makers: Iterable[Callable[[], Chart]] | None = None
+
+    def _first(self) -> None:
+        if self.kinds is None:
+            m, cat, work = self.model, self.cat, self.work
+            self.kinds = {"bars": bar_charts(m, cat, work, self.png_os), "size": size_charts(m, cat, work),
+                          "toolchains": toolchain_charts(m, cat, work), "versions": version_charts(m, work)}
+            self.makers = _trend_makers(m, work, cat, self.kept)
+
+    def prepare(self) -> None:
+        """Every data file written (the trend charts' scripts wait for their change points)."""
+        self._first()
+        self.makers = list(self.makers)
+
+    def draw(self, outdir: Path, jobs: int | None = None) -> dict:
+        """Every chart into outdir (= <site>/charts). Returns {kind: [names]}."""
+        self._first()
+        trend: list[Chart] = []
+
+        def made():   # the quick kinds first, then each trend chart as it is made
+            for kind in ("bars", "size", "toolchains", "versions"):
+                yield from self.kinds[kind]
+            for make in self.makers:
+                trend.append(make())
+                yield trend[-1]
+        render(made(), outdir, self.work, jobs)
+        return {"bars": [c.name for c in self.kinds["bars"]], "size": [c.name for c in self.kinds["size"]],
+                "trend": [c.name for c in trend], "toolchains": [c.name for c in self.kinds["toolchains"]],
+                "versions": [c.name for c in self.kinds["versions"]]}
+
+    def close(self) -> None:
+        if self.own:
+            shutil.rmtree(self.work, ignore_errors=True)
+
+
 def make_all(model: trends.Model, cat, outdir: Path, jobs: int | None = None, png_os: str | None = None,
              keep_sources: Path | None = None, kept: Path | None = None) -> dict:
     """Every chart of the site into outdir (= <site>/charts), the trend charts' rows
     kept in the folder `kept` (benchpipe.trend_cache). Returns {kind: [names]}."""
-    work = Path(keep_sources) if keep_sources else Path(tempfile.mkdtemp(prefix="bench-charts-"))
-    work.mkdir(parents=True, exist_ok=True)
+    work = ChartWork(model, cat, png_os, keep_sources, kept)
     try:
-        bars = bar_charts(model, cat, work, png_os)
-        sizes = size_charts(model, cat, work)
-        tcs = toolchain_charts(model, cat, work)
-        vers = version_charts(model, work)
-        trend: list[Chart] = []
-
-        def made():   # the quick kinds first, then each trend chart as it is made
-            yield from bars + sizes + tcs + vers
-            for c in iter_trend_charts(model, work, cat, kept):
-                trend.append(c)
-                yield c
-        render(made(), outdir, work, jobs)
+        return work.draw(outdir, jobs)
     finally:
-        if not keep_sources:
-            shutil.rmtree(work, ignore_errors=True)
-    return {"bars": [c.name for c in bars], "size": [c.name for c in sizes], "trend": [c.name for c in trend], "toolchains": [c.name for c in tcs],
-            "versions": [c.name for c in vers]}
+        work.close()

@@ -272,23 +272,37 @@ def _render(out, history_dir, rep, t0, detect, jobs, cp_options, site_url, repo_
     loaded = time.perf_counter() - t0
 
     t = time.perf_counter()
-    model = trends.build(hist, cat, detect=detect, cache_path=out / CP_CACHE, jobs=jobs,
-                         cp_options=cp_options, columns_cache_dir=columns,
-                         series_cache_path=out / SERIES_CACHE if columns else None)
-    rep.runs, rep.entries = len(hist.runs), hist.count
-    rep.timings["load"] = loaded + model.read_s   # the history, its summarised months included
-    rep.timings["model+changepoints"] = time.perf_counter() - t - model.read_s
+    work: list[charts.ChartWork] = []
 
-    t = time.perf_counter()
-    tmp_charts = out / ".charts-new"
-    shutil.rmtree(tmp_charts, ignore_errors=True)
-    tmp_charts.mkdir(parents=True)
-    png_os = "linux" if any("linux" in i["oses"] for i in model.scenarios.values()) else \
-        (sorted({o for i in model.scenarios.values() for o in i["oses"]}) or [None])[0]
-    rep.charts = charts.make_all(model, cat, tmp_charts, jobs=jobs, png_os=png_os, keep_sources=keep_chart_sources,
-                                 kept=out / TREND_CACHE if columns else None)
+    def chart_work(model: trends.Model) -> charts.ChartWork:
+        if not work:
+            png_os = "linux" if any("linux" in i["oses"] for i in model.scenarios.values()) else \
+                (sorted({o for i in model.scenarios.values() for o in i["oses"]}) or [None])[0]
+            work.append(charts.ChartWork(model, cat, png_os, keep_chart_sources, out / TREND_CACHE if columns else None))
+        return work[0]
+
+    try:
+        # the charts' data written while the change points are searched in worker
+        # processes (a core each), where this process only waited
+        model = trends.build(hist, cat, detect=detect, cache_path=out / CP_CACHE, jobs=jobs,
+                             cp_options=cp_options, columns_cache_dir=columns,
+                             series_cache_path=out / SERIES_CACHE if columns else None,
+                             while_searching=lambda m: chart_work(m).prepare())
+        rep.runs, rep.entries = len(hist.runs), hist.count
+        rep.timings["load"] = loaded + model.read_s   # the history, its summarised months included
+        rep.timings["model+changepoints"] = time.perf_counter() - t - model.read_s
+
+        t = time.perf_counter()
+        tmp_charts = out / ".charts-new"
+        shutil.rmtree(tmp_charts, ignore_errors=True)
+        tmp_charts.mkdir(parents=True)
+        rep.charts = chart_work(model).draw(tmp_charts, jobs)
+    finally:
+        for w in work:
+            w.close()
     swap_dir(tmp_charts, out / "charts")
     rep.timings["charts"] = time.perf_counter() - t
+    png_os = work[0].png_os
 
     t = time.perf_counter()
     env = _env()

@@ -69,15 +69,19 @@ def _fork_context():
     return multiprocessing.get_context("fork") if sys.platform.startswith("linux") else None
 
 
-def _pool_map(fn, items: list, jobs: int, chunksize: int, what: str, initializer=None) -> list:
+def _pool_map(fn, items: list, jobs: int, chunksize: int, what: str, initializer=None, meanwhile=None) -> list:
     """fn over items in `jobs` worker processes (forked on Linux: they share the parent's
-    memory until they write to it), in order. A collection in a worker writes to every
+    memory until they write to it), in order; `meanwhile()` is called in this process
+    once the work is handed out. A collection in a worker writes to every
     object it visits, so the parent's are frozen meanwhile. On an error the work not begun
     is cancelled; a worker the system killed (out of memory) is one line."""
     gc.freeze()
     pool = ProcessPoolExecutor(max_workers=jobs, initializer=initializer, mp_context=_fork_context())
     try:
-        return list(pool.map(fn, items, chunksize=chunksize))
+        results = pool.map(fn, items, chunksize=chunksize)   # (every chunk submitted, the workers started)
+        if meanwhile is not None:
+            meanwhile()
+        return list(results)
     except BrokenProcessPool:
         raise BenchError(f"{what}: a worker process died (out of memory?); try again with --jobs 1") from None
     finally:
@@ -198,7 +202,8 @@ def _code_versions() -> str:
 
 
 def detect_all(series: dict[str, tuple[list, list, list]], cache_path: Path | None, jobs: int | None = None,
-               options: dict | None = None, window: int = WINDOW, step: int = STEP) -> dict[str, list[dict]]:
+               options: dict | None = None, window: int = WINDOW, step: int = STEP,
+               meanwhile=None) -> dict[str, list[dict]]:
     """Change points of many series {sid: (commits, dates, values)}, in parallel, cached.
 
     Each series is analysed in windows (changepoints.detect: `window` points every
@@ -207,7 +212,8 @@ def detect_all(series: dict[str, tuple[list, list, list]], cache_path: Path | No
     values ("windows": the full windows, which a series that grows keeps; "newest": the
     shorter last ones) and each series' change points by its content: an unchanged series
     is not analysed again, and one that grew by a night only in its newest window. What
-    the cache holds never changes the answer: a render without it finds the same."""
+    the cache holds never changes the answer: a render without it finds the same.
+    `meanwhile()`: called while worker processes search (only then, once)."""
     options = options or {}
     stamp = cache_stamp(options, window, step)
     cache = read_cache(cache_path, stamp)
@@ -251,7 +257,7 @@ def detect_all(series: dict[str, tuple[list, list, list]], cache_path: Path | No
             try:
                 # (the site pauses the collector while it works, gcpause; the workers need it)
                 found = _pool_map(_detect_one, [t[1] for t in todo], jobs, max(1, len(todo) // (jobs * 4)),
-                                  "the change-point search", initializer=gc.enable)
+                                  "the change-point search", initializer=gc.enable, meanwhile=meanwhile)
             finally:
                 _FORKED.clear()
         else:
@@ -666,7 +672,11 @@ def _in_order(s: Series, always: bool = False) -> None:
 
 def build(hist, cat, detect: bool = True, cache_path: Path | None = None, jobs: int | None = None,
           cp_options: dict | None = None, columns_cache_dir: Path | None = None,
-          series_cache_path: Path | None = None) -> Model:
+          series_cache_path: Path | None = None, while_searching=None) -> Model:
+    """The site's model of the history. `while_searching(model)`: called, in this
+    process, while worker processes search the change points (only then), with the model
+    whose series have none yet and no regressions: the site writes the charts' data
+    meanwhile (charts.ChartWork.prepare), which needs neither."""
     series: dict[str, Series] = {}
     t0 = time.perf_counter()
     tails = _add_summarised(series, hist, jobs, columns_cache_dir, series_cache_path) \
@@ -711,6 +721,7 @@ def build(hist, cat, detect: bool = True, cache_path: Path | None = None, jobs: 
         toolchains_by_os.setdefault((os_, key["lang"]), set()).add(key["toolchain"])
     headline = {k: headline_toolchain(v) for k, v in toolchains_by_os.items()}
     regressions = []
+    model = Model(scen, series, latest, hist.runs, headline, regressions, read_s)
     if detect:
         inputs, where = {}, {}
         for sid, s in series.items():
@@ -728,7 +739,8 @@ def build(hist, cat, detect: bool = True, cache_path: Path | None = None, jobs: 
                 else:
                     inputs[cid] = (list(map(s.commits.__getitem__, idx)), list(map(s.dates.__getitem__, idx)), values)
                 where[cid] = (sid, metric.name, idx)
-        found = detect_all(inputs, cache_path, jobs, cp_options)
+        found = detect_all(inputs, cache_path, jobs, cp_options,
+                           meanwhile=while_searching and (lambda: while_searching(model)))
         for cid, cps in found.items():
             sid, metric, idx = where[cid]
             s = series[sid]
@@ -754,7 +766,7 @@ def build(hist, cat, detect: bool = True, cache_path: Path | None = None, jobs: 
         # newest first, then in the registry's order (time, CPU, memory)
         order = list(METRICS)
         regressions.sort(key=lambda r: (r["date"], r["id"], -order.index(r["metric"])), reverse=True)
-    return Model(scen, series, latest, hist.runs, headline, regressions, read_s)
+    return model
 
 
 def trend_chart_name(key: dict, os_: str) -> str:

@@ -331,3 +331,35 @@ def test_overview_leads_with_the_glance(built):
     index = (tmp / "site" / "index.html").read_text()
     first_table = index.index("<table")
     assert 'class="glance"' in index[:first_table] and "Go's time" in index[:first_table]
+
+
+def test_the_charts_data_is_written_while_the_change_points_are_searched(tmp_path, monkeypatch):
+    """The site writes the charts' data files while worker processes search the change
+    points (charts.ChartWork.prepare, called from trends.build's while_searching), and
+    the charts are byte for byte those drawn without it (each data file written as
+    gnuplot draws), their change points marked."""
+    import multiprocessing
+
+    from benchpipe import charts, trends
+
+    if trends._fork_context() is None:
+        pytest.skip("the search's worker processes: forked on Linux only")
+    hist = make_history(tmp_path, days=8)
+    seen = []
+    real = charts.ChartWork.prepare
+
+    def prepare(self):
+        seen.append(len(multiprocessing.active_children()))
+        assert not any(s.metric_changepoints for s in self.model.series.values())   # none yet
+        real(self)
+    monkeypatch.setattr(charts.ChartWork, "prepare", prepare)
+    site.render(hist, tmp_path / "meanwhile", jobs=2)
+    assert seen == [2]   # once, beside the two workers
+    monkeypatch.setattr(charts.ChartWork, "prepare", lambda self: seen.append("skipped"))
+    site.render(hist, tmp_path / "after", jobs=2)
+    assert seen == [2, "skipped"]
+    a, b = tmp_path / "meanwhile" / "charts", tmp_path / "after" / "charts"
+    names = sorted(p.relative_to(a).as_posix() for p in a.rglob("*") if p.is_file())
+    assert names == sorted(p.relative_to(b).as_posix() for p in b.rglob("*") if p.is_file())
+    assert all((a / n).read_bytes() == (b / n).read_bytes() for n in names)
+    assert any(">change point<" in (a / n).read_text() for n in names if "/trend-" in n)   # the legend's
