@@ -440,8 +440,9 @@ def confirm(series: list[Point] | Columns, values, cps: list[int], *, min_change
         if abs(weakest.ratio - 1.0) >= min_change:
             break
         cps.remove(weakest.index)
-    # Then those the series' own noise explains, weakest first (see "Confirmation").
-    sigma = noise(values)
+    # Then those the series' own noise explains, weakest first (see "Confirmation"); the
+    # noise (a sort of the whole series' differences) only where a candidate is left.
+    sigma = noise(values) if cps else 0.0
     while cps and sigma > 0:
         found = _describe(series, values, cps, medians)
         weakest = min(found, key=lambda c: _z(c, sigma))

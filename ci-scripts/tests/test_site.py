@@ -182,6 +182,41 @@ def test_change_points_incremental_reuse(tmp_path, monkeypatch):
     assert trends.detect_all({"s": mk(300)}, cache, jobs=1, window=100, step=50) == grown
 
 
+def test_a_grown_series_hashes_only_its_new_windows(tmp_path, monkeypatch):
+    """A series that grew keeps the keys of the windows it had (its earlier values
+    unchanged, checked by their digest) and hashes only the windows past them; an
+    earlier value changed, every window is hashed again; the keys and the change points
+    are those of a render without the cache."""
+    import random
+
+    from benchpipe import changepoint_windows, trends
+
+    rng = random.Random(5)
+    vals = [1.0 + rng.gauss(0, 0.01) for _ in range(150)] + [1.3 + rng.gauss(0, 0.01) for _ in range(150)]
+
+    def mk(values):
+        n = len(values)
+        return {"s": ([f"c{i}" for i in range(n)], [f"2026-01-01T00:{i // 60:02d}:{i % 60:02d}Z" for i in range(n)],
+                      values)}
+    hashed = []
+    real = trends.window_keys
+    monkeypatch.setattr(trends, "window_keys", lambda v, spans: (hashed.append(len(spans)), real(v, spans))[1])
+    cache = tmp_path / site.CP_CACHE
+    trends.detect_all(mk(vals[:280]), cache, jobs=1, window=100, step=50)
+    assert hashed == [5]
+    for data, want in ((vals, [1]), (vals[:10] + [9.0] + vals[11:301], [5])):
+        del hashed[:]
+        got = trends.detect_all(mk(data), cache, jobs=1, window=100, step=50)
+        assert hashed == want
+        assert got == trends.detect_all(mk(data), None, jobs=1, window=100, step=50)
+        doc = trends.read_cache(cache, trends.cache_stamp(window=100, step=50))
+        assert doc["series"]["s"]["windows"] == [changepoint_windows.window_key(data[a:b]) for a, b in
+                                                 changepoint_windows.windows(len(data), 100, 50)]
+    del hashed[:]
+    trends.detect_all(mk(data), cache, jobs=1, window=100, step=50)
+    assert hashed == []   # unchanged: nothing hashed
+
+
 def test_the_site_keeps_its_change_point_cache_in_a_marshal_frame(tmp_path, monkeypatch):
     """A site folder's change-point cache (site.CP_CACHE) is framed marshal: read back as
     written, a damaged or truncated one is searched past, and the JSON file the code
