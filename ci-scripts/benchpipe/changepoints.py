@@ -160,7 +160,7 @@ def _describe(points: list[Point] | Columns, values, cps: list[int], medians: di
     def median(a: int, b: int) -> float:
         m = medians.get((a, b))
         if m is None:
-            m = medians[a, b] = float(np.median(arr[a:b]))
+            m = medians[a, b] = _median(arr[a:b])
         return m
 
     out = []
@@ -174,6 +174,18 @@ def _describe(points: list[Point] | Columns, values, cps: list[int], medians: di
             previous_commit=points[b - 1].commit, before_median=before, after_median=after, ratio=ratio,
             direction="regression" if after > before else "improvement", before_n=b - a, after_n=c - b))
     return out
+
+
+def _median(seg: np.ndarray) -> float:
+    """np.median's value of finite values (the middle one, or the two middle ones' sum
+    halved, as its mean of them is) from one partition, without np.median's layers of
+    checks: a third of its time on a ten-year series' segments, a few a series a night."""
+    n = len(seg)
+    h = n // 2
+    if n % 2:
+        return float(np.partition(seg, h)[h])
+    p = np.partition(seg, (h - 1, h))
+    return float((p[h - 1] + p[h]) / 2)
 
 
 def candidates(values, *, pvalue: float = 0.05, permutations: int = PERMUTATIONS, seed: int = SEED) -> list[int]:

@@ -258,3 +258,14 @@ def test_replayed_first_tests_are_the_drawn_ones(monkeypatch):
     drawn = run()
     assert replayed == drawn
     assert sum(len(r[0]) for r in drawn) >= 10   # series with change points were compared, not only noise
+
+
+def test_a_segments_median_is_numpys():
+    """cp._median (one partition) gives np.median's value, bit for bit, at
+    every length, odd and even, and at any scale."""
+    rng = np.random.default_rng(3)
+    for n in [*range(1, 80), 1799, 1800, 3650]:
+        for scale in (1.0, 1e-9, 1e9):
+            a = rng.normal(1, 0.03, n) * scale
+            assert cp._median(a) == float(np.median(a)), (n, scale)
+            assert cp._median(np.round(a, 2)) == float(np.median(np.round(a, 2))), (n, scale)   # ties
