@@ -213,7 +213,7 @@ def test_a_failed_site_render_leaves_nothing_behind(tmp_path, monkeypatch):
 
     def boom(*a, **k):
         raise BenchError("gnuplot failed")
-    monkeypatch.setattr(charts, "make_all", boom)
+    monkeypatch.setattr(charts.ChartWork, "draw", boom)
     out = tmp_path / "site"
     with pytest.raises(BenchError):
         site.render(root, out, detect=False)
