@@ -102,30 +102,31 @@ def read_framed(path: Path, start: bytes, max_bytes: int = MAX_BYTES):
         return None
 
 
-def write_framed(path: Path, start: bytes, obj) -> None:
+def write_framed(path: Path, start: bytes, obj) -> bool:
     """obj in marshal's format after the line `start` and its payload's CRC-32, by a
-    rename; a folder that cannot be written is no cache (nothing raised)."""
+    rename; a folder that cannot be written is no cache (nothing raised: False)."""
     try:
         payload = marshal.dumps(obj)
         atomic_write_bytes(path, start + _crc(payload) + payload, fsync=False)
     except (OSError, ValueError):   # ValueError: a value marshal cannot write (none here)
-        pass
+        return False
+    return True
 
 
-def replace_framed(path: Path, start: bytes, obj) -> None:
+def replace_framed(path: Path, start: bytes, obj) -> bool:
     """write_framed for a cache of one file (its folder made if need be), first removing
     what a render killed while writing it left (publish carries the whole .cache/ over,
     by hard links); a folder that cannot be written is no cache (nothing raised)."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError:
-        return
+        return False
     for tmp in path.parent.glob(f".{path.name}.*.tmp"):
         try:
             tmp.unlink()
         except OSError:
             pass
-    write_framed(path, start, obj)
+    return write_framed(path, start, obj)
 
 
 def _crc(data) -> bytes:

@@ -18,6 +18,7 @@ import gc
 import hashlib
 import itertools
 import json
+import marshal
 import multiprocessing
 import operator
 import os
@@ -128,12 +129,12 @@ def _axes_digest(commits: list[str], dates: list[str]) -> bytes:
 
 # A site folder's cache is kept in columns_cache's frame (`.marshal`: at ten years on three
 # OSes 8.6 MB, which as JSON took ~0.3 s a night to read and write); the branch's shared
-# copy (publish_cache) and any other path stay JSON, which a diff can show.
-_CACHE_CODE = ("changepoints.py", "changepoint_windows.py")
-
-
+# copy (publish_cache) and any other path stay JSON, which a diff can show. The frame says
+# marshal's and Python's versions only: what the entries stand for is the stamp's (the
+# code's CACHE_VERSION, the libraries' versions), as in the JSON, so that an edit of the
+# search's modules that finds the same does not throw ten years of windows away.
 def _cache_frame() -> bytes:
-    return f"{columns_cache.frame_line('bench-changepoints/1', _CACHE_CODE)}\n".encode()
+    return f"bench-changepoints/1 marshal {marshal.version} py{sys.version_info[0]}.{sys.version_info[1]}\n".encode()
 
 
 def _read_cache_doc(path: Path):
@@ -148,11 +149,24 @@ def _read_cache_doc(path: Path):
         return None
 
 
-def _write_cache_doc(path: Path, doc: dict) -> None:
+def _write_cache_doc(path: Path, doc: dict) -> bool:
+    """doc written at path (framed marshal by its suffix, else JSON); False where the
+    framed file could not be written (no cache: nothing raised)."""
     if path.suffix == columns_cache.SUFFIX:
-        columns_cache.replace_framed(path, _cache_frame(), doc)
-    else:
-        atomic_write_json(path, doc, indent=None)
+        return columns_cache.replace_framed(path, _cache_frame(), doc)
+    atomic_write_json(path, doc, indent=None)
+    return True
+
+
+def _stamped_doc(path: Path | None, stamp: dict) -> dict | None:
+    """The cache document at path (or, for a missing `.marshal`, at the JSON path beside
+    it) if written with this stamp, its entries unchecked; else None."""
+    if not path:
+        return None
+    cache = _read_cache_doc(path)
+    if cache is None and path.suffix == columns_cache.SUFFIX and not path.exists():
+        cache = _read_cache_doc(path.with_suffix(".json"))
+    return cache if isinstance(cache, dict) and {k: cache.get(k) for k in stamp} == stamp else None
 
 
 def read_cache(path: Path | None, stamp: dict) -> dict:
@@ -160,12 +174,8 @@ def read_cache(path: Path | None, stamp: dict) -> dict:
     another layout: start afresh); entries of the wrong form are left out. A site's
     `.marshal` cache that is missing is read from the JSON file beside it that the code
     before 2026-12-06 kept (the first render after an upgrade searches no more)."""
-    if not path:
-        return {}
-    cache = _read_cache_doc(path)
-    if cache is None and path.suffix == columns_cache.SUFFIX and not path.exists():
-        cache = _read_cache_doc(path.with_suffix(".json"))
-    if not isinstance(cache, dict) or {k: cache.get(k) for k in stamp} != stamp:
+    cache = _stamped_doc(path, stamp)
+    if cache is None:
         return {}
     out = dict(stamp)
     for part in ("windows", "newest"):
@@ -277,8 +287,7 @@ def detect_all(series: dict[str, tuple[list, list, list]], cache_path: Path | No
                "newest": {k: every[k] for k in now if k not in full_keys},
                "series": {sid: {"hash": hashes[sid], "cps": out[sid], "windows": keys_of[sid], "values": prefixes[sid]}
                           for sid in series}}
-        _write_cache_doc(cache_path, doc)
-        if cache_path.suffix == columns_cache.SUFFIX:
+        if _write_cache_doc(cache_path, doc) and cache_path.suffix == columns_cache.SUFFIX:
             cache_path.with_suffix(".json").unlink(missing_ok=True)   # the older code's, read above
     return out
 
@@ -328,7 +337,10 @@ def seed_cache(path: Path, shared: dict) -> None:
     """Start a site's cache from a shared one (shared_cache's form, this code's stamp),
     unless it has one: its well-formed window entries only."""
     stamp = cache_stamp()
-    if path.exists() or {k: shared.get(k) for k in stamp} != stamp or not isinstance(shared.get("windows"), dict):
+    # (read_cache: a site cache it cannot use, of other options or damaged, is none; one
+    # that older code kept as JSON beside a missing .marshal is the site's own)
+    if _stamped_doc(path, stamp) is not None or {k: shared.get(k) for k in stamp} != stamp \
+            or not isinstance(shared.get("windows"), dict):
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     windows = {k: v for k, v in shared["windows"].items() if isinstance(k, str) and valid_candidates(v)}

@@ -53,7 +53,8 @@ def main(argv=None) -> int:
         print(f"history generated in {time.perf_counter() - t:.1f} s")
     out = a.work / "site"
     if a.cold:
-        (out / site.CP_CACHE).unlink(missing_ok=True)
+        for cache in (out / site.CP_CACHE, (out / site.CP_CACHE).with_suffix(".json")):   # (and older code's)
+            cache.unlink(missing_ok=True)
     t = time.perf_counter()
     rep = site.render(hist, out, jobs=a.jobs)
     gen = time.perf_counter() - t

@@ -253,6 +253,20 @@ def test_the_site_keeps_its_change_point_cache_in_a_marshal_frame(tmp_path, monk
     del searched[:]
     assert trends.detect_all(data, cache, jobs=1) == truth and searched == []
     assert trends.read_cache(cache, trends.cache_stamp()) == kept and not legacy.exists()
+    # as `bench publish` starts a render: the branch's full windows seed a site cache only
+    # where the site has none it can use; a legacy JSON is its own (not seeded past)
+    shared = {**trends.cache_stamp(), "windows": {k: v for k, v in kept["windows"].items()}}
+    legacy.write_text(json.dumps(kept))
+    cache.unlink()
+    trends.seed_cache(cache, shared)
+    assert not cache.exists()
+    del searched[:]
+    assert trends.detect_all(data, cache, jobs=1) == truth and searched == [] and not legacy.exists()
+    cache.write_bytes(b"bench-changepoints/1 marshal from another Python\n...")   # unreadable: none
+    trends.seed_cache(cache, shared)
+    assert trends.read_cache(cache, trends.cache_stamp())["windows"] == kept["windows"]
+    del searched[:]
+    assert trends.detect_all(data, cache, jobs=1) == truth and searched == [110]   # the newest window only
 
 
 def _detect_by_id(args):
@@ -398,3 +412,28 @@ def test_the_charts_data_is_written_while_the_change_points_are_searched(tmp_pat
     assert names == sorted(p.relative_to(b).as_posix() for p in b.rglob("*") if p.is_file())
     assert all((a / n).read_bytes() == (b / n).read_bytes() for n in names)
     assert any(">change point<" in (a / n).read_text() for n in names if "/trend-" in n)   # the legend's
+
+
+def test_a_failure_while_the_change_points_are_searched_leaves_nothing_behind(tmp_path, monkeypatch):
+    """A chart stage that fails while the workers search (ChartWork.prepare) fails the
+    render with its one line, leaves no new site folder and no temp folder of chart
+    sources, and the pool is shut down."""
+    import multiprocessing
+    import tempfile
+
+    from benchpipe import charts, trends
+    from benchpipe.errors import BenchError
+
+    if trends._fork_context() is None:
+        pytest.skip("the search's worker processes: forked on Linux only")
+    hist = make_history(tmp_path, days=6)
+
+    def boom(self):
+        raise BenchError("disk full")
+    monkeypatch.setattr(charts.ChartWork, "prepare", boom)
+    before = set(Path(tempfile.gettempdir()).glob("bench-charts-*"))
+    with pytest.raises(BenchError, match="^disk full$"):
+        site.render(hist, tmp_path / "site", jobs=2)
+    assert not (tmp_path / "site").exists()
+    assert set(Path(tempfile.gettempdir()).glob("bench-charts-*")) == before
+    assert not multiprocessing.active_children() and not trends._FORKED
