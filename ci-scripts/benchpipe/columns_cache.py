@@ -47,11 +47,13 @@ def magic() -> bytes:
     return f"{frame_line('bench-columns/2', _CODE)}\n".encode()
 
 
-def frame_line(fmt: str, code) -> str:
+def frame_line(fmt: str, code=None) -> str:
     """The start of a framed cache file's first line: its format, marshal's and Python's
     versions (marshal's format is Python's own) and a digest of the code (these modules)
-    whose work an entry stands for; each cache adds what else it is kept under."""
-    return f"{fmt} marshal {marshal.version} py{sys.version_info[0]}.{sys.version_info[1]} code {code_digest(code)}"
+    whose work an entry stands for (None: a cache whose entries say that themselves);
+    each cache adds what else it is kept under."""
+    line = f"{fmt} marshal {marshal.version} py{sys.version_info[0]}.{sys.version_info[1]}"
+    return line if code is None else f"{line} code {code_digest(code)}"
 
 
 def key(data: bytes, runs: dict | None = None) -> str:

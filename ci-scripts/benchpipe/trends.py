@@ -18,7 +18,6 @@ import gc
 import hashlib
 import itertools
 import json
-import marshal
 import multiprocessing
 import operator
 import os
@@ -129,12 +128,12 @@ def _axes_digest(commits: list[str], dates: list[str]) -> bytes:
 
 # A site folder's cache is kept in columns_cache's frame (`.marshal`: at ten years on three
 # OSes 8.6 MB, which as JSON took ~0.3 s a night to read and write); the branch's shared
-# copy (publish_cache) and any other path stay JSON, which a diff can show. The frame says
-# marshal's and Python's versions only: what the entries stand for is the stamp's (the
-# code's CACHE_VERSION, the libraries' versions), as in the JSON, so that an edit of the
-# search's modules that finds the same does not throw ten years of windows away.
+# copy (publish_cache) and any other path stay JSON, which a diff can show. The frame has
+# no code digest: what the entries stand for is the stamp's (the code's CACHE_VERSION, the
+# libraries' versions), as in the JSON, so that an edit of the search's modules that finds
+# the same does not throw ten years of windows away.
 def _cache_frame() -> bytes:
-    return f"bench-changepoints/1 marshal {marshal.version} py{sys.version_info[0]}.{sys.version_info[1]}\n".encode()
+    return f"{columns_cache.frame_line('bench-changepoints/1')}\n".encode()
 
 
 def _read_cache_doc(path: Path):
