@@ -1099,7 +1099,7 @@ class SummarisedMonth:
     count: int | None = None     # its committed rows, once read
     cache: Path | None = None    # the site's cache of columns (columns_cache), if any
     whole: bool = False          # kept whole (kind "entries"), not summarised
-    # the SHA-256 of its file's bytes, where load took it (series_cache.key; not part of what it is)
+    # the SHA-256 of its file's bytes, where load took it (series_cache.month_keys; not part of what it is)
     digest: bytes | None = field(default=None, compare=False)
 
     def rows(self) -> tuple[history_rows.Series, list[list]]:

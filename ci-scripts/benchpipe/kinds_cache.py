@@ -4,7 +4,7 @@ history.load (summaries="rows") must know whether a closed month's file is summa
 kept whole before it defers it, and found out by decompressing its start
 (history_summary.peek_kind): at ten years 3,240 files, 0.35-0.4 s of every night's
 render for an answer that never changes while the file does not. The series cache
-(series_cache.key) digests every one of those files anyway, so load digests each file
+(series_cache.month_keys) digests every one of those files anyway, so load digests each file
 once, takes its kind from here by that digest (exact: the kind is a function of the
 bytes), peeks only at files not seen before, and hands the digests on.
 

@@ -36,15 +36,20 @@ class StatColumn:
         return c
 
     @classmethod
-    def frombytes(cls, parts: tuple[bytes, bytes, bytes] | int) -> StatColumn:
-        """What tobytes gave (a copy of each array's bytes, no value made)."""
+    def frombytes(cls, parts: tuple[bytes, bytes, bytes] | int, n: int | None = None) -> StatColumn:
+        """What tobytes gave (a copy of each array's bytes, no value made); only its
+        first n points, if n is given (ValueError: it has fewer)."""
         c = cls()
         if type(parts) is int:   # that many points, none with figures
+            if n is not None:
+                if n > parts:
+                    raise ValueError("fewer points than asked for")
+                parts = n
             c.med, c.low, c.high = (array("d", [NAN]) * parts for _ in range(3))
             return c
         for a, b in zip((c.med, c.low, c.high), parts):
-            a.frombytes(b)
-        if not len(c.med) == len(c.low) == len(c.high):
+            a.frombytes(b if n is None else memoryview(b)[:n * a.itemsize])
+        if not len(c.med) == len(c.low) == len(c.high) or (n is not None and len(c.med) != n):
             raise ValueError("columns of different lengths")
         return c
 

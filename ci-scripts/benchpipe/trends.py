@@ -13,6 +13,7 @@ one more night searches each series' newest window only."""
 
 from __future__ import annotations
 
+import bisect
 import functools
 import gc
 import hashlib
@@ -24,6 +25,7 @@ import os
 import re
 import sys
 import time
+from array import array
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -646,52 +648,122 @@ def _add_summarised(series: dict[str, Series], hist, jobs: int | None = None,
                     columns_cache_dir: Path | None = None, series_cache_path: Path | None = None) -> dict[str, tuple]:
     """Each summarised month's rows as points of their series (oldest month first, rows by
     date), read as columns, the months in `jobs` processes at once (through the columns
-    cache in columns_cache_dir, if given: only the entries used are kept), or all of it
-    from series_cache_path (series_cache) where it was kept for these months. Returns, per
-    series, its newest row's sort key and entry (decoded: a series' newest point in a
-    summarised month)."""
+    cache in columns_cache_dir, if given: only the entries used are kept); from
+    series_cache_path (series_cache), where given, whatever it kept of the same first
+    months (all of them, most nights), so that only the months after those are read.
+    Returns, per series, its newest row's sort key and entry (decoded: a series' newest
+    point in a summarised month)."""
     months = hist.summarised
-    k = series_cache.key(months) if series_cache_path is not None else None
-    kept = series_cache.get(series_cache_path, k) if k else None
-    try:   # (a file of another shape, though its digest checks, is a miss)
-        if kept is not None and len(kept["counts"]) == len(months):
-            got = {sid: Series(sid, *cols[:-1], {name: StatColumn.frombytes(b) for name, b in cols[-1].items()})
-                   for sid, cols in kept["series"].items()}
-            tails = dict(kept["tails"])
-            for month, count in zip(months, kept["counts"]):
-                month.count = count
-            series.update(got)
-            return tails
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError):
-        pass
+    keys = series_cache.month_keys(months) if series_cache_path is not None else None
+    kept = series_cache.get(series_cache_path) if keys else None
     for m in months:
         m.cache = columns_cache_dir
-    jobs = min(jobs or os.cpu_count() or 1, len(months))
-    if jobs > 1 and len(months) >= PARALLEL_MONTHS and _fork_context() is not None:
+    reused = _kept_series(kept, keys, months) if kept is not None else None
+    if reused is not None and reused.months == len(months) and len(kept["months"]) == len(months):
+        series.update(reused.series)   # every month as kept: nothing to read, nothing to write
+        return reused.tails
+    # (order, point, decoded): each series' newest point so far; kept ones are entries
+    newest_of: dict[str, tuple] = {}
+    if reused is not None:
+        newest_of = {sid: (order, entry, True) for sid, (order, entry) in reused.tails.items()}
+        try:
+            for at, sids in reused.tails_in.items():   # newest points in a month kept whose newer ones are read again
+                _, _, newest, _ = _month_columns(months[at])
+                for sid in sids:
+                    newest_of[sid] = (*newest[sid], False)
+        except KeyError:   # (a cache its months' keys match, though it does not match them: read them all)
+            reused = None
+    if reused is None:
+        reused, newest_of = _Kept(0, {}, {}, {}, {}, []), {}
+    series.update(reused.series)
+    first = reused.months
+    todo = months[first:]
+    jobs = min(jobs or os.cpu_count() or 1, max(1, len(todo)))
+    if jobs > 1 and len(todo) >= PARALLEL_MONTHS and _fork_context() is not None:
         # (forked only: a spawned worker would start by importing the pipeline, for a month)
-        read = _pool_map(_month_columns, months, jobs, max(1, len(months) // (jobs * 8)), "reading the summarised months")
+        read = _pool_map(_month_columns, todo, jobs, max(1, len(todo) // (jobs * 8)), "reading the summarised months")
     else:
-        read = [_month_columns(m) for m in months]
+        read = [_month_columns(m) for m in todo]
+    ckeys = reused.ckeys + [k for *_, k in read]
     if columns_cache_dir is not None:
-        columns_cache.prune(columns_cache_dir, {k for *_, k in read if k})
-    tails: dict[str, tuple] = {}
-    for month, (count, groups, newest, _) in zip(months, read):
+        columns_cache.prune(columns_cache_dir, {k for k in ckeys if k})
+    spans = reused.spans
+    for i, (month, (count, groups, newest, _)) in enumerate(zip(todo, read), first):
         month.count = count
         for sid, g in groups.items():
             s = series.get(sid)
             if s is None:
                 s = series[sid] = Series(sid, g.os, g.keys[0], g.channel)
             s.extend(g)
-            if sid not in tails or tails[sid][0] < newest[sid][0]:
-                tails[sid] = newest[sid]
-    tails = {sid: (order, _tail_entry(*point)) for sid, (order, point) in tails.items()}
-    if k:   # (before build adds the entries to these series)
-        series_cache.put(series_cache_path, k, {
-            "counts": [m.count for m in months], "tails": tails,
+            ahead = sid not in newest_of or newest_of[sid][0] < newest[sid][0]
+            if ahead:
+                newest_of[sid] = (*newest[sid], False)
+            at, count_at, tail_at = spans.setdefault(sid, (array("q"), array("q"), array("q")))
+            at.append(i)
+            count_at.append(len(s))
+            tail_at.append(i if ahead else tail_at[-1])
+    tails = {sid: (order, point if decoded else _tail_entry(*point)) for sid, (order, point, decoded) in newest_of.items()}
+    if keys is not None:   # (before build adds the entries to these series)
+        series_cache.put(series_cache_path, {
+            "months": keys, "counts": [m.count for m in months], "ckeys": ckeys, "tails": tails,
+            "spans": {sid: tuple(a.tobytes() for a in span) for sid, span in spans.items()},
             "series": {sid: (s.os, s.key, s.channel, *(getattr(s, c) for c in COLUMNS),
                              {name: col.tobytes() for name, col in s.stats.items()})
                        for sid, s in series.items()}})
     return tails
+
+
+@dataclass
+class _Kept:
+    """What of the series cache stands for the months read now (_kept_series)."""
+    months: int                            # the first this many months are the ones it was made of
+    series: dict[str, Series]              # each series' points in those months
+    tails: dict[str, tuple]                # (sort key, entry) of the newest, where it is the one kept
+    tails_in: dict[int, list[str]]         # month index -> the series whose newest point there is to be read
+    spans: dict[str, tuple]                # series id -> (month indices, point counts after each, month of the newest so far)
+    ckeys: list                            # each of those months' key in the columns cache (None: not cached)
+
+
+def _kept_series(kept: dict, keys: list[bytes], months) -> _Kept | None:
+    """The series cache cut back to the months before the first that differs from those
+    it was made of (None: none of it stands, or a payload of another shape, though its
+    CRC checks: a miss). A series' newest point is taken from the cache where it lies in
+    those months (one whose newest point was in a later month is given the month its
+    newest point before that lies in: tails_in)."""
+    first = series_cache.kept_months(kept, keys)
+    if first == 0:
+        return None
+    try:
+        counts, ckeys, kept_tails, kept_spans = kept["counts"], kept["ckeys"], kept["tails"], kept["spans"]
+        if len(counts) != len(kept["months"]) or len(ckeys) != len(counts):
+            return None
+        out = _Kept(first, {}, {}, {}, {}, list(ckeys[:first]))
+        whole = first == len(counts)
+        for sid, cols in kept["series"].items():
+            at, count_at, tail_at = span = tuple(array("q", b) for b in kept_spans[sid])
+            if not len(at) == len(count_at) == len(tail_at) or not at:
+                return None
+            j = len(at) if whole else bisect.bisect_left(at, first)
+            if j == 0:   # none of its points in the months kept
+                continue
+            n = count_at[j - 1]
+            os_, key, chan, *lists, stats = cols
+            if len(lists) != len(COLUMNS) or any(len(c) != count_at[-1] for c in lists):
+                return None
+            s = out.series[sid] = Series(sid, os_, key, chan, *(c if j == len(at) else c[:n] for c in lists),
+                                         {name: StatColumn.frombytes(b, None if j == len(at) else n)
+                                          for name, b in stats.items()})
+            s.key = s.keys[-1]
+            out.spans[sid] = span if j == len(at) else tuple(a[:j] for a in span)
+            if tail_at[j - 1] == tail_at[-1]:
+                out.tails[sid] = kept_tails[sid]
+            else:
+                out.tails_in.setdefault(tail_at[j - 1], []).append(sid)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError):
+        return None
+    for month, count in zip(months, counts[:first]):
+        month.count = count
+    return out
 
 
 def _tail_entry(row: list, table: history_rows.Series, run: dict) -> dict:

@@ -13,6 +13,7 @@ import math
 import os
 import re
 import subprocess
+from array import array
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -1004,13 +1005,25 @@ def test_the_site_keeps_each_summarised_months_columns_and_reads_them_back(night
     assert all(columns_cache.get(cache, k) is None for k in keys.values())
 
 
+def _same_model(cached, plain) -> None:
+    """The model built through the series cache is the one built without it, series by series."""
+    assert list(cached.series) == list(plain.series) and cached.regressions == plain.regressions
+    assert cached.latest == plain.latest
+    for sid, s in plain.series.items():
+        c = cached.series[sid]
+        assert (c.os, c.key, c.channel, c.dates, c.commits, c.runs, c.keys, c.versus_older, c.versus_ratio, c.stats, c.last,
+                c.metric_changepoints) == \
+            (s.os, s.key, s.channel, s.dates, s.commits, s.runs, s.keys, s.versus_older, s.versus_ratio, s.stats, s.last,
+             s.metric_changepoints), sid
+
+
 def test_the_site_keeps_the_summarised_months_as_series(nights, tmp_path, monkeypatch):
     """The site folder's series cache (series_cache): a render into a folder rendered
     before keeps the series the summarised months make; the next render with the same
     months takes them from it, reading no month, and makes the same site and model as a
-    build without any cache; a file that does not check, or another key (a month's file
-    or its run records changed), or other code, is a miss: the months are read again and
-    the series kept anew."""
+    build without any cache; a file that does not check, or one whose first month is
+    another (its file or its run records changed), or other code, is a miss: the months
+    are read again and the series kept anew."""
     root = tmp_path / "h"
     add_results(root, nights)
     history.compact(root)
@@ -1021,8 +1034,8 @@ def test_the_site_keeps_the_summarised_months_as_series(nights, tmp_path, monkey
     site.render(root, out, jobs=1, detect=False)
     first = _tree(out)
     hist = history.load(root, summaries="rows")
-    k = series_cache.key(hist.summarised)
-    assert kept.is_file() and series_cache.get(kept, k) is not None
+    keys = series_cache.month_keys(hist.summarised)
+    assert kept.is_file() and series_cache.get(kept)["months"] == keys
     read = history.load(root, summaries="rows")
     plain = trends.build(read, catalogue.load(), jobs=1, detect=True)
 
@@ -1035,41 +1048,106 @@ def test_the_site_keeps_the_summarised_months_as_series(nights, tmp_path, monkey
     hist = history.load(root, summaries="rows")
     cached = trends.build(hist, catalogue.load(), jobs=1, detect=True, series_cache_path=kept)
     assert hist.count == read.count
-    assert list(cached.series) == list(plain.series) and cached.regressions == plain.regressions
-    assert cached.latest == plain.latest
-    for sid, s in plain.series.items():
-        c = cached.series[sid]
-        assert (c.os, c.key, c.channel, c.dates, c.commits, c.runs, c.keys, c.versus_older, c.versus_ratio, c.stats, c.last,
-                c.metric_changepoints) == \
-            (s.os, s.key, s.channel, s.dates, s.commits, s.runs, s.keys, s.versus_older, s.versus_ratio, s.stats, s.last,
-             s.metric_changepoints), sid
+    _same_model(cached, plain)
     monkeypatch.setattr(trends, "_month_columns", _REAL_MONTH_COLUMNS)
 
-    # what the key is of: each month's file and its run records
+    # what a month's key is of: its file and its run records; the first month another: a miss
     months = hist.summarised
-    assert series_cache.key(months) == k
+    assert series_cache.month_keys(months) == keys and len(set(keys)) == len(months)
     months[0].runs = {**months[0].runs, "extra": {"date": "x"}}
-    assert series_cache.key(months) != k
-    assert series_cache.key(months[1:]) not in (k, None)
-    assert series_cache.get(kept, "0" * 64) is None   # another key: a miss
+    changed = series_cache.month_keys(months)
+    assert changed[0] != keys[0] and series_cache.kept_months(series_cache.get(kept), changed) == 0
+    assert series_cache.kept_months(series_cache.get(kept), keys[1:]) == 0
+    assert series_cache.kept_months(series_cache.get(kept), keys[:3]) == 3
     # a flipped byte, a torn file, one of another shape, other code: misses, read again and kept anew
     whole = kept.read_bytes()
     blob = bytearray(whole)
     blob[-1] ^= 1
     kept.write_bytes(bytes(blob))
-    assert series_cache.get(kept, k) is None
+    assert series_cache.get(kept) is None
     left = out / ".cache" / f".{kept.name}.x1.tmp"   # what a render killed while writing leaves
     left.write_bytes(b"x")
     site.render(root, out, jobs=1, detect=False)
-    assert _tree(out) == first and series_cache.get(kept, k) is not None and not left.exists()
+    assert _tree(out) == first and series_cache.get(kept) is not None and not left.exists()
     kept.write_bytes(whole[:len(whole) // 2])
-    assert series_cache.get(kept, k) is None
-    series_cache.put(kept, k, {"counts": [0] * len(months), "series": {"x": (1,)}, "tails": {}})
-    assert series_cache.get(kept, k) is not None
+    assert series_cache.get(kept) is None
+    for shape in ({"counts": [0] * len(months), "series": {"x": (1,)}, "tails": {}},   # no spans
+                  {"months": keys, "counts": [0] * len(months), "ckeys": [None] * len(months), "tails": {},
+                   "series": {"x": (1,)}, "spans": {"x": (b"", b"", b"")}},
+                  {"months": keys[:2], "counts": [1, 2], "ckeys": [None] * 2, "tails": {},
+                   "series": {"x": ("linux", {}, "c", [], [], [], [], [], [], {})},   # fewer points than its spans say
+                   "spans": {"x": tuple(array("q", [v]).tobytes() for v in (1, 5, 1))}}):
+        series_cache.put(kept, shape)
+        assert series_cache.get(kept) is not None
+        site.render(root, out, jobs=1, detect=False)
+        assert _tree(out) == first and series_cache.get(kept)["series"].keys() == plain.series.keys()
+    monkeypatch.setattr(series_cache, "_start", lambda: b"bench-series/1 other code\n")
+    assert series_cache.get(kept) is None
+
+
+def test_the_series_of_the_months_before_the_first_that_changed_are_kept(nights, tmp_path, monkeypatch):
+    """The two nights a month that change the closed months (one is summarised, one is
+    closed): the series cache is cut back to the months before the first that changed,
+    and only the months from there on are read (and, of a month before, only where a
+    series' newest point before them lies); the model, the site and the cache written are
+    those a render without any cache makes; the columns cache keeps the entries of the
+    months not read."""
+    root = tmp_path / "h"
+    add_results(root, nights)
+    history.compact(root)
+    out = tmp_path / "site"
+    for _ in range(2):   # (a first render, a fresh runner's, writes no cache)
+        site.render(root, out, jobs=1, detect=False)
+    kept = out / site.SERIES_CACHE
+    before = series_cache.get(kept)
+    assert before is not None
+    kept_bytes = kept.read_bytes()
+    # compaction summarises March (kept whole until now) and closes June
+    assert history.compact(root, newest="2026-07-15T00:00:00Z").months == ["2026-03"]
+    cat = catalogue.load()
+    plain_hist = history.load(root, summaries="rows")
+    plain = trends.build(plain_hist, cat, jobs=1, detect=True)
+    fresh = tmp_path / "fresh.marshal"
+    trends.build(history.load(root, summaries="rows"), cat, jobs=1, detect=True, series_cache_path=fresh)
+    months = [m.month for m in plain_hist.summarised]
+    assert months[-1] == "2026-06" and "2026-01" in months
+    first = months.index("2026-03")
+    assert series_cache.kept_months(before, series_cache.month_keys(plain_hist.summarised)) == first
+
+    read: list[str] = []
+
+    def spy(month):
+        read.append(month.month)
+        return _REAL_MONTH_COLUMNS(month)
+
+    monkeypatch.setattr(trends, "_month_columns", spy)
+    hist = history.load(root, summaries="rows")
+    cached = trends.build(hist, cat, jobs=1, detect=True, series_cache_path=kept)
+    assert sorted(read) == sorted(["2026-02"] * months.count("2026-02") + months[first:]), read   # February: tails only
+    assert [m.count for m in hist.summarised] == [m.count for m in plain_hist.summarised]
+    _same_model(cached, plain)
+    written, made = series_cache.get(kept), series_cache.get(fresh)
+    # what a render without a cache keeps (but the columns cache's keys, of months read through one)
+    assert written.pop("ckeys")[:first] == before["ckeys"][:first] and made.pop("ckeys") == [None] * len(months)
+    assert written == made and list(written["series"]) == list(made["series"])
+    # a series whose newest point lies in a month kept takes it from the cache: Go's cpu, until February
+    assert any(s.last["date"] < "2026-03" for s in plain.series.values())
+
+    # through the site, with the columns cache: the same site as a render from nothing, and
+    # the entries of the months not read are kept
+    kept.write_bytes(kept_bytes)
+    read.clear()
     site.render(root, out, jobs=1, detect=False)
-    assert _tree(out) == first and series_cache.get(kept, k)["series"].keys() == plain.series.keys()
-    monkeypatch.setattr(series_cache, "_start", lambda: "bench-series/1 other code")
-    assert series_cache.get(kept, k) is None
+    assert "2026-01" not in read and len(read) < len(months)
+    fresh_site = tmp_path / "site-fresh"
+    site.render(root, fresh_site, jobs=1, detect=False)
+    assert _tree(out) == _tree(fresh_site)
+    columns = {m.path: columns_cache.key(m.path.read_bytes(), m.runs if m.whole else None) for m in hist.summarised}
+    assert sorted(p.name for p in (out / site.COLUMNS_CACHE).iterdir()) == \
+        sorted(k + columns_cache.SUFFIX for k in columns.values())
+    read.clear()
+    site.render(root, out, jobs=1, detect=False)   # and the next night reads no month
+    assert read == [] and _tree(out) == _tree(fresh_site)
 
 
 def test_the_site_keeps_the_closed_months_kinds_by_their_digests(nights, tmp_path, monkeypatch):
@@ -1101,7 +1179,7 @@ def test_the_site_keeps_the_closed_months_kinds_by_their_digests(nights, tmp_pat
     again, n, hist = months(kinds)
     assert again == plain and n == 0   # every kind from the cache
     assert all(m.digest == hashlib.sha256(m.path.read_bytes()).digest() for m in hist.summarised)
-    assert series_cache.key(hist.summarised) == series_cache.key(bare.summarised)   # read or handed on: one key
+    assert series_cache.month_keys(hist.summarised) == series_cache.month_keys(bare.summarised)   # read or handed on: one key
     assert hist.summarised == bare.summarised   # (the digest is not part of what a month is)
 
     # compaction summarises March (kept whole until now) and closes June: only the new files are peeked at

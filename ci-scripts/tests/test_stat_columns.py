@@ -40,6 +40,12 @@ def test_built_appended_reordered_and_kept_as_bytes():
     assert StatColumn().tobytes() == 0
     with pytest.raises(ValueError):
         StatColumn.frombytes((b"\0" * 8, b"", b""))
+    # cut back to its first n points (a series cache whose newest months changed)
+    assert StatColumn.frombytes(c.tobytes(), 2) == POINTS[:2] and StatColumn.frombytes(c.tobytes(), 0) == StatColumn()
+    assert StatColumn.frombytes(3, 2) == StatColumn([None] * 2)
+    for parts, n in ((c.tobytes(), len(c) + 1), (3, 4)):
+        with pytest.raises(ValueError):   # fewer points than asked for
+            StatColumn.frombytes(parts, n)
     assert StatColumn.fromlists([1, 2], [0.5, 1.5], [1.5, 2.5]).triples() == [(1.0, 0.5, 1.5), (2.0, 1.5, 2.5)]
     with pytest.raises(TypeError):   # a point without figures: the general way (trends._metric_triples)
         StatColumn.fromlists([1.0, None], [0.5, None], [1.5, None])
