@@ -668,7 +668,8 @@ def _add_summarised(series: dict[str, Series], hist, jobs: int | None = None,
         newest_of = {sid: (order, entry, True) for sid, (order, entry) in reused.tails.items()}
         try:
             for at, sids in reused.tails_in.items():   # newest points in a month kept whose newer ones are read again
-                _, _, newest, _ = _month_columns(months[at])
+                _, _, newest, ckey = _month_columns(months[at])
+                reused.ckeys[at] = ckey or reused.ckeys[at]   # (read through the columns cache: keep its entry)
                 for sid in sids:
                     newest_of[sid] = (*newest[sid], False)
         except KeyError:   # (a cache its months' keys match, though it does not match them: read them all)
@@ -735,9 +736,11 @@ def _kept_series(kept: dict, keys: list[bytes], months) -> _Kept | None:
         return None
     try:
         counts, ckeys, kept_tails, kept_spans = kept["counts"], kept["ckeys"], kept["tails"], kept["spans"]
-        if len(counts) != len(kept["months"]) or len(ckeys) != len(counts):
+        if type(counts) is not list or len(counts) != len(kept["months"]) or type(ckeys) is not list \
+                or len(ckeys) != len(counts) or not all(type(c) is int and c >= 0 for c in counts) \
+                or not all(k is None or type(k) is str for k in ckeys):
             return None
-        out = _Kept(first, {}, {}, {}, {}, list(ckeys[:first]))
+        out = _Kept(first, {}, {}, {}, {}, ckeys[:first])
         whole = first == len(counts)
         for sid, cols in kept["series"].items():
             at, count_at, tail_at = span = tuple(array("q", b) for b in kept_spans[sid])
@@ -746,24 +749,45 @@ def _kept_series(kept: dict, keys: list[bytes], months) -> _Kept | None:
             j = len(at) if whole else bisect.bisect_left(at, first)
             if j == 0:   # none of its points in the months kept
                 continue
+            if not whole and not _span_checks(at, count_at, tail_at, j):
+                return None
             n = count_at[j - 1]
             os_, key, chan, *lists, stats = cols
-            if len(lists) != len(COLUMNS) or any(len(c) != count_at[-1] for c in lists):
+            if len(lists) != len(COLUMNS) or any(len(c) != count_at[-1] for c in lists) \
+                    or type(stats) is not dict or stats.keys() != METRICS.keys():
                 return None
-            s = out.series[sid] = Series(sid, os_, key, chan, *(c if j == len(at) else c[:n] for c in lists),
-                                         {name: StatColumn.frombytes(b, None if j == len(at) else n)
-                                          for name, b in stats.items()})
+            cut = j < len(at)
+            if not cut and any((b if type(b) is int else len(b[0]) // 8) != n for b in stats.values()):
+                return None   # (frombytes takes the first n: a whole series' columns must be that long)
+            s = out.series[sid] = Series(sid, os_, key, chan, *(c[:n] if cut else c for c in lists),
+                                         {name: StatColumn.frombytes(b, n) for name, b in stats.items()})
             s.key = s.keys[-1]
-            out.spans[sid] = span if j == len(at) else tuple(a[:j] for a in span)
-            if tail_at[j - 1] == tail_at[-1]:
-                out.tails[sid] = kept_tails[sid]
-            else:
+            out.spans[sid] = tuple(a[:j] for a in span) if cut else span
+            if tail_at[j - 1] != tail_at[-1]:
                 out.tails_in.setdefault(tail_at[j - 1], []).append(sid)
+                continue
+            t = kept_tails[sid]
+            if type(t) is not tuple or len(t) != 2 or type(t[0]) is not tuple or type(t[1]) is not dict:
+                return None
+            out.tails[sid] = t
+        for month, count in zip(months, counts[:first]):
+            month.count = count
     except (KeyError, TypeError, ValueError, AttributeError, IndexError):
         return None
-    for month, count in zip(months, counts[:first]):
-        month.count = count
     return out
+
+
+def _span_checks(at: array, count_at: array, tail_at: array, j: int) -> bool:
+    """Whether a series' spans, up to its j-th month, are what _add_summarised writes:
+    month indices rising from 0, point counts rising from 1, the month of its newest point
+    so far either that month or the one before's (a cache whose CRC checks but is not:
+    a miss, never a month read that is not one of those kept)."""
+    if at[0] < 0 or count_at[0] < 1 or tail_at[0] != at[0]:
+        return False
+    for i in range(1, j):
+        if not (at[i - 1] < at[i] and count_at[i - 1] < count_at[i] and tail_at[i] in (at[i], tail_at[i - 1])):
+            return False
+    return True
 
 
 def _tail_entry(row: list, table: history_rows.Series, run: dict) -> dict:

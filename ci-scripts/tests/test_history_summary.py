@@ -6,9 +6,11 @@ the branch with a lease, never over a push that raced it."""
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import json
 import lzma
+import marshal
 import math
 import os
 import re
@@ -1113,6 +1115,50 @@ def test_the_series_of_the_months_before_the_first_that_changed_are_kept(nights,
     assert months[-1] == "2026-06" and "2026-01" in months
     first = months.index("2026-03")
     assert series_cache.kept_months(before, series_cache.month_keys(plain_hist.summarised)) == first
+
+    # a cache whose CRC checks but whose content is not what a render writes: a miss, never
+    # an exception, a month read that is not one of those kept, or a wrong model
+    keys = series_cache.month_keys(plain_hist.summarised)
+    assert trends._kept_series(marshal.loads(marshal.dumps(before)), keys, history.load(root, summaries="rows").summarised)
+    crossing = next(sid for sid, sp in before["spans"].items()   # a series with points before and after the cut
+                    if array("q", sp[0])[0] < first <= array("q", sp[0])[-1])
+
+    def spans(sid, at=None, count_at=None, tail_at=None):
+        def set_(doc):
+            old = [array("q", b) for b in doc["spans"][sid]]
+            doc["spans"][sid] = tuple((array("q", new) if new is not None else a).tobytes()
+                                      for a, new in zip(old, (at, count_at, tail_at)))
+        return set_
+
+    def at_of(sid):
+        return list(array("q", before["spans"][sid][0]))
+
+    n_at = len(at_of(crossing))
+    assert bisect.bisect_left(at_of(crossing), first) >= 2   # (so that each corruption below is one of kept months)
+    bad = [spans(crossing, tail_at=[7777] * n_at),   # a month that is not one of its own (or past the cut)
+           spans(crossing, tail_at=[at_of(crossing)[0]] + [-1] * (n_at - 1)),
+           spans(crossing, at=[at_of(crossing)[1], at_of(crossing)[0], *at_of(crossing)[2:]]),   # months not in order
+           spans(crossing, count_at=[1] * n_at),   # counts that do not rise
+           lambda doc: doc.update(tails={sid: None for sid in doc["tails"]}),
+           lambda doc: doc.update(counts="a" * len(doc["counts"])),
+           lambda doc: doc.update(counts=set(doc["counts"])),
+           lambda doc: doc.update(ckeys=[[1]] + doc["ckeys"][1:]),
+           lambda doc: doc["series"][crossing][-1].popitem()]   # a metric missing
+    for corrupt in bad:
+        doc = marshal.loads(marshal.dumps(before))
+        corrupt(doc)
+        assert trends._kept_series(doc, keys, history.load(root, summaries="rows").summarised) is None, corrupt
+    doc = marshal.loads(marshal.dumps(before))   # all months the same: a series' column longer than it is
+    name, col = next(iter(doc["series"][crossing][-1].items()))
+    doc["series"][crossing][-1][name] = col + 1 if type(col) is int else tuple(b + bytes(8) for b in col)
+    assert trends._kept_series(doc, doc["months"], history.load(root, summaries="rows").summarised) is None
+    doc = marshal.loads(marshal.dumps(before))
+    bad[0](doc)
+    series_cache.put(fresh, doc)   # and through a build: the model a build without any cache makes
+    _same_model(trends.build(history.load(root, summaries="rows"), cat, jobs=1, detect=True, series_cache_path=fresh),
+                plain)
+    fresh.unlink()
+    trends.build(history.load(root, summaries="rows"), cat, jobs=1, detect=True, series_cache_path=fresh)
 
     read: list[str] = []
 
