@@ -490,14 +490,55 @@ def _week_points(s: trends.Series, weeks: list[list[int]], monthly: str | None, 
     out = list(old[1]) if old and 0 < len(old[1]) <= complete and old[0] == _span(s, weeks, len(old[1]), monthly) \
         else []
     reused = len(out)
+    # the night the months' end moves on (a month's first day): the same points' months and
+    # weeks, but for the month that was weeks, taken from where they were
+    same = _kept_groups(s, old) if old and not out else {}
+    todo = [p for p in weeks[reused:] if same.get(p[0], (0,))[0] != len(p)]
     # a night takes the last week's few points, read one by one; more (a cache miss), the
     # columns as tuples at once (trends.Series.stats: StatColumn)
-    many = sum(map(len, weeks[reused:])) > 64
+    many = sum(map(len, todo)) > 64
     cols = [s.stats[m.name].triples() if many else s.stats[m.name] for m in shown]
-    for p in weeks[reused:]:
-        out.append([s.dates[p[len(p) // 2]], tuple(_point_stats(p, col) for col in cols), None, None])
+    for j, p in enumerate(weeks[reused:], reused):
+        at = same.get(p[0])
+        if at is not None and at[0] == len(p) and j < complete:
+            out.append(old[1][at[1]])
+        else:
+            out.append([s.dates[p[len(p) // 2]], tuple(_point_stats(p, col) for col in cols), None, None])
     if complete > 0:
         kept.keep_weeks(s.sid, _span(s, weeks, complete, monthly), out[:complete], new=reused != complete)
+    return out
+
+
+def _kept_groups(s: trends.Series, old: tuple) -> dict[int, tuple[int, int]]:
+    """The kept weeks' points, where they are still the series' first points (the same
+    first and last point, run and date, at the same indices: a series only gains points,
+    in date order): {first point's index: (its points, its index in the kept weeks)}
+    ({}: they are not). The points are grouped again as _weeks grouped them, by the
+    months' end they were kept at; a week or month of the same points has the same figures."""
+    span, rows = old
+    try:
+        run_a, date_a, run_b, date_b, n, count, monthly = span
+        if not (type(n) is int and 0 < n <= len(s.dates) and (s.runs[0], s.dates[0]) == (run_a, date_a)
+                and (s.runs[n - 1], s.dates[n - 1]) == (run_b, date_b) and count == len(rows)):
+            return {}
+    except (TypeError, ValueError):
+        return {}
+    out = _groups(tuple(s.dates[:n]), monthly)
+    return out if len(out) == count else {}
+
+
+@lru_cache(maxsize=64)
+def _groups(dates: tuple[str, ...], monthly: str | None) -> dict[int, tuple[int, int]]:
+    """_kept_groups' grouping of these dates (in order): once for the series that share
+    their nights, as most of a history's do. (Read only: shared.)"""
+    out, key, start = {}, None, 0
+    for i, d in enumerate(dates):
+        w = d[:7] if monthly and d < monthly else _iso_week(d[:10])
+        if w != key:
+            if i:
+                out[start] = (i - start, len(out))
+            key, start = w, i
+    out[start] = (len(dates) - start, len(out))
     return out
 
 
