@@ -7,7 +7,8 @@ the newest 120 days each night's point (charts.drawn_points). At ten years that 
 months, ~87 weeks and 120 nights a series, and taking the medians and writing every point's row
 as text was most of the chart stage's Python every night, for points that had not
 changed. So the site folder keeps them (a month is kept as a week is; the months end
-at a month's first day, so they are made again once a month, when that moves on):
+at a month's first day, and when that moves on the points of the same weeks and months
+are taken from here all the same: charts._kept_groups):
 
 - weeks: each series' complete weeks (date, figures, the row written and the scale
   factors it was written at), under the span of points they cover: its first and last
