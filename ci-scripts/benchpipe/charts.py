@@ -519,11 +519,12 @@ def _kept_groups(s: trends.Series, old: tuple) -> dict[int, tuple[int, int]]:
     try:
         run_a, date_a, run_b, date_b, n, count, monthly = span
         if not (type(n) is int and 0 < n <= len(s.dates) and (s.runs[0], s.dates[0]) == (run_a, date_a)
-                and (s.runs[n - 1], s.dates[n - 1]) == (run_b, date_b) and count == len(rows)):
+                and (s.runs[n - 1], s.dates[n - 1]) == (run_b, date_b) and count == len(rows)
+                and (monthly is None or type(monthly) is str)):
             return {}
     except (TypeError, ValueError):
         return {}
-    out = _groups(tuple(s.dates[:n]), monthly)
+    out = _groups(tuple(s.dates[:n]), monthly and f"{monthly}T00:00:00Z")   # (as _weeks compares)
     return out if len(out) == count else {}
 
 
