@@ -757,10 +757,10 @@ def _kept_series(kept: dict, keys: list[bytes], months) -> _Kept | None:
                     or type(stats) is not dict or stats.keys() != METRICS.keys():
                 return None
             cut = j < len(at)
-            if not cut and any((b if type(b) is int else len(b[0]) // 8) != n for b in stats.values()):
-                return None   # (frombytes takes the first n: a whole series' columns must be that long)
-            s = out.series[sid] = Series(sid, os_, key, chan, *(c[:n] if cut else c for c in lists),
-                                         {name: StatColumn.frombytes(b, n) for name, b in stats.items()})
+            columns = {name: StatColumn.frombytes(b, n if cut else None) for name, b in stats.items()}
+            if any(len(c) != n for c in columns.values()):
+                return None   # (a whole series' columns must be as long as its points)
+            s = out.series[sid] = Series(sid, os_, key, chan, *(c[:n] if cut else c for c in lists), columns)
             s.key = s.keys[-1]
             out.spans[sid] = tuple(a[:j] for a in span) if cut else span
             if tail_at[j - 1] != tail_at[-1]:
