@@ -417,12 +417,18 @@ def _weeks(dates: list[str], days: int = THIN_DAYS) -> tuple[list[list[int]], in
         if d >= cut:
             out.append([i])
             continue
-        w = d[:7] if d < monthly else _iso_week(d[:10])   # a month's key: its "YYYY-MM"
+        w = _group_key(d, monthly)
         if w != week:
             out.append([])
             week = w
         out[-1].append(i)
     return out, first if ordered else len(dates), cut[:10], monthly[:10] if min(dates) < monthly else None
+
+
+def _group_key(d: str, monthly: str | None):
+    """What a point dated d is drawn with: its month's (its "YYYY-MM") before `monthly`,
+    else its ISO week's."""
+    return d[:7] if monthly and d < monthly else _iso_week(d[:10])
 
 
 @lru_cache(maxsize=None)
@@ -493,15 +499,15 @@ def _week_points(s: trends.Series, weeks: list[list[int]], monthly: str | None, 
     # the night the months' end moves on (a month's first day): the same points' months and
     # weeks, but for the month that was weeks, taken from where they were
     same = _kept_groups(s, old) if old and not out else {}
-    todo = [p for p in weeks[reused:] if same.get(p[0], (0,))[0] != len(p)]
+    took = [at[1] if (at := same.get(p[0])) is not None and at[0] == len(p) and j < complete else None
+            for j, p in enumerate(weeks[reused:], reused)]
     # a night takes the last week's few points, read one by one; more (a cache miss), the
     # columns as tuples at once (trends.Series.stats: StatColumn)
-    many = sum(map(len, todo)) > 64
+    many = sum(len(p) for p, at in zip(weeks[reused:], took) if at is None) > 64
     cols = [s.stats[m.name].triples() if many else s.stats[m.name] for m in shown]
-    for j, p in enumerate(weeks[reused:], reused):
-        at = same.get(p[0])
-        if at is not None and at[0] == len(p) and j < complete:
-            out.append(old[1][at[1]])
+    for p, at in zip(weeks[reused:], took):
+        if at is not None:
+            out.append(old[1][at])
         else:
             out.append([s.dates[p[len(p) // 2]], tuple(_point_stats(p, col) for col in cols), None, None])
     if complete > 0:
@@ -534,7 +540,7 @@ def _groups(dates: tuple[str, ...], monthly: str | None) -> dict[int, tuple[int,
     their nights, as most of a history's do. (Read only: shared.)"""
     out, key, start = {}, None, 0
     for i, d in enumerate(dates):
-        w = d[:7] if monthly and d < monthly else _iso_week(d[:10])
+        w = _group_key(d, monthly)
         if w != key:
             if i:
                 out[start] = (i - start, len(out))

@@ -36,29 +36,40 @@ class StatColumn:
         return c
 
     @classmethod
-    def frombytes(cls, parts: tuple[bytes, bytes, bytes] | int, n: int | None = None) -> StatColumn:
-        """What tobytes gave (a copy of each array's bytes, no value made); only its
-        first n points, if n is given (ValueError: it has fewer)."""
+    def frombytes(cls, parts, n: int | None = None) -> StatColumn:
+        """What tobytes gave (a copy of each array's bytes, no value made), or a list of
+        what it gave for stretches one after another (the series cache's chunks); only
+        the first n points, if n is given (ValueError: it has fewer)."""
         c = cls()
-        if type(parts) is int:   # that many points, none with figures
-            if n is not None:
-                if n > parts:
-                    raise ValueError("fewer points than asked for")
-                parts = n
-            c.med, c.low, c.high = (array("d", [NAN]) * parts for _ in range(3))
-            return c
-        for a, b in zip((c.med, c.low, c.high), parts):
-            a.frombytes(b if n is None else memoryview(b)[:n * a.itemsize])
-        if not len(c.med) == len(c.low) == len(c.high) or (n is not None and len(c.med) != n):
-            raise ValueError("columns of different lengths")
+        left = n
+        for part in parts if type(parts) is list else (parts,):
+            if type(part) is int:   # that many points, none with figures
+                k = part if left is None else min(part, left)
+                nan = array("d", [NAN]) * k
+                c.med += nan
+                c.low += nan
+                c.high += nan
+            else:
+                before = len(c.med)
+                for a, b in zip((c.med, c.low, c.high), part):
+                    a.frombytes(b if left is None else memoryview(b)[:left * a.itemsize])
+                if not len(c.med) == len(c.low) == len(c.high):
+                    raise ValueError("columns of different lengths")
+                k = len(c.med) - before
+            if left is not None:
+                left -= k
+        if n is not None and len(c.med) != n:
+            raise ValueError("fewer points than asked for")
         return c
 
-    def tobytes(self) -> tuple[bytes, bytes, bytes] | int:
-        """The three arrays' bytes; or, where no point has figures (a metric a benchmark
-        does not measure: a quarter of ten years' columns), just how many points."""
-        if np.isnan(np.frombuffer(self.med, dtype=np.float64)).all():
-            return len(self.med)
-        return self.med.tobytes(), self.low.tobytes(), self.high.tobytes()
+    def tobytes(self, start: int = 0, end: int | None = None) -> tuple[bytes, bytes, bytes] | int:
+        """The three arrays' bytes (of the points from start to end); or, where no point
+        has figures (a metric a benchmark does not measure: a quarter of ten years'
+        columns), just how many points."""
+        med = np.frombuffer(self.med, dtype=np.float64)[start:end]
+        if np.isnan(med).all():
+            return len(med)
+        return tuple(memoryview(a)[start:end].tobytes() for a in (self.med, self.low, self.high))
 
     def __len__(self) -> int:
         return len(self.med)

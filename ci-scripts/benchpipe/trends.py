@@ -705,12 +705,7 @@ def _add_summarised(series: dict[str, Series], hist, jobs: int | None = None,
             tail_at.append(i if ahead else tail_at[-1])
     tails = {sid: (order, point if decoded else _tail_entry(*point)) for sid, (order, point, decoded) in newest_of.items()}
     if keys is not None:   # (before build adds the entries to these series)
-        series_cache.put(series_cache_path, {
-            "months": keys, "counts": [m.count for m in months], "ckeys": ckeys, "tails": tails,
-            "spans": {sid: tuple(a.tobytes() for a in span) for sid, span in spans.items()},
-            "series": {sid: (s.os, s.key, s.channel, *(getattr(s, c) for c in COLUMNS),
-                             {name: col.tobytes() for name, col in s.stats.items()})
-                       for sid, s in series.items()}})
+        _keep_series(series_cache_path, kept, first, months, keys, ckeys, tails, spans, series)
     return tails
 
 
@@ -723,6 +718,38 @@ class _Kept:
     tails_in: dict[int, list[str]]         # month index -> the series whose newest point there is to be read
     spans: dict[str, tuple]                # series id -> (month indices, point counts after each, month of the newest so far)
     ckeys: list                            # each of those months' key in the columns cache (None: not cached)
+
+
+def _keep_series(path: Path, kept: dict | None, first: int, months, keys: list[bytes], ckeys: list,
+                 tails: dict, spans: dict, series: dict[str, Series]) -> None:
+    """Write the series cache's chunks (series_cache) from the first that does not stand
+    as kept: one whose months are not those of the chunk kept there, or one with a month
+    from `first` on (the first that is not as kept); the last always (called only where
+    the months are not all as kept)."""
+    n = len(months)
+    starts = series_cache.chunks([m.month for m in months])
+    ends = [*starts[1:], n]
+    was = list(zip(kept["starts"], [*kept["starts"][1:], len(kept["months"])])) if kept is not None else []
+    w = next((i for i, span in enumerate(zip(starts, ends)) if i >= len(was) or was[i] != span or span[1] > first),
+             len(starts) - 1)   # (the last at least: its newest points, and no chunk kept after it)
+    counts = [m.count for m in months]
+    docs = []
+    for start, end in zip(starts[w:], ends[w:]):
+        doc = {"prev": series_cache.prev_id(keys[:start]), "months": keys[start:end], "counts": counts[start:end],
+               "ckeys": ckeys[start:end], "spans": {}, "series": {}}
+        for sid, s in series.items():
+            at, count_at, tail_at = spans[sid]
+            i, j = bisect.bisect_left(at, start), bisect.bisect_left(at, end)
+            if i == j:   # none of its points in these months
+                continue
+            c0, c1 = count_at[i - 1] if i else 0, count_at[j - 1]
+            doc["spans"][sid] = tuple(a[i:j].tobytes() for a in (at, count_at, tail_at))
+            doc["series"][sid] = (s.os, s.keys[c1 - 1], s.channel, *(getattr(s, c)[c0:c1] for c in COLUMNS),
+                                  {name: col.tobytes(c0, c1) for name, col in s.stats.items()})
+        docs.append(doc)
+    if docs:
+        docs[-1]["tails"] = tails
+        series_cache.put(path, docs, w)
 
 
 def _kept_series(kept: dict, keys: list[bytes], months) -> _Kept | None:

@@ -25,6 +25,7 @@ from benchpipe import catalogue, charts, columns_cache, entries_cache, history, 
 from benchpipe.commands.history import add_results
 from benchpipe.errors import BenchError
 from benchpipe.results import key_id
+from benchpipe.stat_columns import StatColumn
 from devtools import synthetic
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
@@ -1079,12 +1080,24 @@ def test_the_site_keeps_the_summarised_months_as_series(nights, tmp_path, monkey
                   {"months": keys[:2], "counts": [1, 2], "ckeys": [None] * 2, "tails": {},
                    "series": {"x": ("linux", {}, "c", [], [], [], [], [], [], {})},   # fewer points than its spans say
                    "spans": {"x": tuple(array("q", [v]).tobytes() for v in (1, 5, 1))}}):
-        series_cache.put(kept, shape)
-        assert series_cache.get(kept) is not None
+        series_cache.put(kept, [{"prev": series_cache.prev_id([]), **shape}], 0)
         site.render(root, out, jobs=1, detect=False)
         assert _tree(out) == first and series_cache.get(kept)["series"].keys() == plain.series.keys()
     monkeypatch.setattr(series_cache, "_start", lambda: b"bench-series/1 other code\n")
     assert series_cache.get(kept) is None
+
+
+def test_the_series_cache_is_kept_in_chunks_of_calendar_months(monkeypatch):
+    """series_cache.chunks: a chunk starts at each month of another stretch of
+    CHUNK_MONTHS calendar months (a year), over the turn of a year too; a name that is not
+    a month's is a stretch of its own."""
+    names = ["2025-11", "2025-12", "2025-12", "2026-01", "2026-01", "2027-03"]
+    assert series_cache.chunks(names) == [0, 3, 5] and series_cache.chunks([]) == []
+    assert series_cache.chunks(["2026-01", "x", "x", "2026-01"]) == [0, 1, 3]
+    monkeypatch.setattr(series_cache, "CHUNK_MONTHS", 2)
+    assert series_cache.chunks(names) == [0, 3, 5]
+    monkeypatch.setattr(series_cache, "CHUNK_MONTHS", 1)
+    assert series_cache.chunks(names) == [0, 1, 3, 5]
 
 
 def test_the_series_of_the_months_before_the_first_that_changed_are_kept(nights, tmp_path, monkeypatch):
@@ -1094,6 +1107,7 @@ def test_the_series_of_the_months_before_the_first_that_changed_are_kept(nights,
     series' newest point before them lies); the model, the site and the cache written are
     those a render without any cache makes; the columns cache keeps the entries of the
     months not read."""
+    monkeypatch.setattr(series_cache, "CHUNK_MONTHS", 2)   # chunks of two months: Jan-Feb, Mar-Apr, May-Jun
     root = tmp_path / "h"
     add_results(root, nights)
     history.compact(root)
@@ -1103,7 +1117,12 @@ def test_the_series_of_the_months_before_the_first_that_changed_are_kept(nights,
     kept = out / site.SERIES_CACHE
     before = series_cache.get(kept)
     assert before is not None
-    kept_bytes = kept.read_bytes()
+
+    def chunk_files():
+        return {p.name: p.read_bytes() for p in kept.parent.glob("series*.marshal")}
+
+    kept_bytes = chunk_files()
+    assert sorted(kept_bytes) == ["series-1.marshal", "series-2.marshal", "series.marshal"]
     # compaction summarises March (kept whole until now) and closes June
     assert history.compact(root, newest="2026-07-15T00:00:00Z").months == ["2026-03"]
     cat = catalogue.load()
@@ -1150,11 +1169,15 @@ def test_the_series_of_the_months_before_the_first_that_changed_are_kept(nights,
         assert trends._kept_series(doc, keys, history.load(root, summaries="rows").summarised) is None, corrupt
     doc = marshal.loads(marshal.dumps(before))   # all months the same: a series' column longer than it is
     name, col = next(iter(doc["series"][crossing][-1].items()))
-    doc["series"][crossing][-1][name] = col + 1 if type(col) is int else tuple(b + bytes(8) for b in col)
+    doc["series"][crossing][-1][name] = [*col[:-1], col[-1] + 1 if type(col[-1]) is int
+                                         else tuple(b + bytes(8) for b in col[-1])]
     assert trends._kept_series(doc, doc["months"], history.load(root, summaries="rows").summarised) is None
     doc = marshal.loads(marshal.dumps(before))
     bad[0](doc)
-    series_cache.put(fresh, doc)   # and through a build: the model a build without any cache makes
+    series_cache.put(fresh, [{   # and through a build (as one chunk): the model a build without any cache makes
+        **doc, "prev": series_cache.prev_id([]),
+        "series": {sid: (*cols[:-1], {name: StatColumn.frombytes(parts).tobytes() for name, parts in cols[-1].items()})
+                   for sid, cols in doc["series"].items()}}], 0)
     _same_model(trends.build(history.load(root, summaries="rows"), cat, jobs=1, detect=True, series_cache_path=fresh),
                 plain)
     fresh.unlink()
@@ -1172,6 +1195,15 @@ def test_the_series_of_the_months_before_the_first_that_changed_are_kept(nights,
     assert sorted(read) == sorted(["2026-02"] * months.count("2026-02") + months[first:]), read   # February: tails only
     assert [m.count for m in hist.summarised] == [m.count for m in plain_hist.summarised]
     _same_model(cached, plain)
+    # the chunks from March's on are written again; January and February's stands as kept
+    now = chunk_files()
+    assert now["series.marshal"] == kept_bytes["series.marshal"]
+    assert now["series-1.marshal"] != kept_bytes["series-1.marshal"] and now["series-2.marshal"] != kept_bytes["series-2.marshal"]
+    # a render killed between two chunks left a chain without the newest points: a miss
+    (kept.parent / "series-2.marshal").write_bytes(kept_bytes["series-2.marshal"])
+    assert series_cache.get(kept) is None
+    (kept.parent / "series-2.marshal").write_bytes(now["series-2.marshal"])
+    assert series_cache.get(kept) is not None
     written, made = series_cache.get(kept), series_cache.get(fresh)
     # what a render without a cache keeps (but the columns cache's keys, of months read through one)
     assert written.pop("ckeys")[:first] == before["ckeys"][:first] and made.pop("ckeys") == [None] * len(months)
@@ -1181,7 +1213,8 @@ def test_the_series_of_the_months_before_the_first_that_changed_are_kept(nights,
 
     # through the site, with the columns cache: the same site as a render from nothing, and
     # the entries of the months not read are kept
-    kept.write_bytes(kept_bytes)
+    for name, blob in kept_bytes.items():
+        (kept.parent / name).write_bytes(blob)
     read.clear()
     site.render(root, out, jobs=1, detect=False)
     assert "2026-01" not in read and len(read) < len(months)

@@ -46,6 +46,16 @@ def test_built_appended_reordered_and_kept_as_bytes():
     for parts, n in ((c.tobytes(), len(c) + 1), (3, 4)):
         with pytest.raises(ValueError):   # fewer points than asked for
             StatColumn.frombytes(parts, n)
+    # in stretches (the series cache's chunks): each stretch's bytes, or its length where no
+    # point has figures, read back one after another, and cut back across them
+    parts = [c.tobytes(0, 2), StatColumn([None] * 2).tobytes(), c.tobytes(2, 5), c.tobytes(5)]
+    assert parts[1] == 2 and c.tobytes(1, 2) == 1 and c.tobytes(9) == 0
+    both = StatColumn.frombytes(marshal.loads(marshal.dumps(parts)))
+    assert both.triples() == [*POINTS[:2], None, None, *POINTS[2:5], (9.0, 8.0, 10.0), None]
+    for n in range(len(both) + 1):
+        assert StatColumn.frombytes(parts, n).triples() == both.triples()[:n]
+    with pytest.raises(ValueError):
+        StatColumn.frombytes(parts, len(both) + 1)
     assert StatColumn.fromlists([1, 2], [0.5, 1.5], [1.5, 2.5]).triples() == [(1.0, 0.5, 1.5), (2.0, 1.5, 2.5)]
     with pytest.raises(TypeError):   # a point without figures: the general way (trends._metric_triples)
         StatColumn.fromlists([1.0, None], [0.5, None], [1.5, None])
