@@ -121,7 +121,7 @@ def get(path: Path) -> dict | None:
             if part.get("prev") != prev_id(doc["months"] if doc else []):
                 break
             doc = _join(doc, part)
-        except (TypeError, ValueError, KeyError, AttributeError):   # (a payload of another shape: a miss)
+        except (TypeError, ValueError, KeyError, AttributeError, IndexError):   # (a payload of another shape: a miss)
             return None
     return doc if doc is not None and "tails" in doc else None
 
@@ -165,6 +165,11 @@ def put(path: Path, docs: list[dict], first: int) -> None:
     """Keep these chunks as the first-th chunk and those after it (each made with
     `prev` and, the last, `tails`; those from earlier chunks stand), removing any chunk
     after them and what a render killed while writing left."""
+    for tmp in path.parent.glob(f".{path.stem}-*{path.suffix}.*.tmp"):   # (replace_framed: the chunk it writes)
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
     for i, doc in enumerate(docs, first):
         if not columns_cache.replace_framed(_chunk_path(path, i), _start(), doc):
             return
