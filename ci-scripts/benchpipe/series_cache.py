@@ -97,6 +97,17 @@ def chunks(names: list[str]) -> list[int]:
     return starts
 
 
+def first_to_write(kept: dict | None, starts: list[int], n: int, first: int) -> int:
+    """Which of the chunks starting at `starts` (of n months) is the first to write again,
+    the months from `first` on not being as kept (get's doc, or None): the first whose
+    months are not those of the chunk kept there, or that holds a month from `first` on;
+    the last at least (it holds the newest points, and no chunk kept after it may stay)."""
+    ends = [*starts[1:], n]
+    was = list(zip(kept["starts"], [*kept["starts"][1:], len(kept["months"])])) if kept is not None else []
+    return next((i for i, span in enumerate(zip(starts, ends)) if i >= len(was) or was[i] != span or span[1] > first),
+                len(starts) - 1)
+
+
 def prev_id(keys: list[bytes]) -> bytes:
     """What a chunk says of the months before it: the digest of their keys."""
     return hashlib.sha256(len(keys).to_bytes(8, "little") + b"".join(keys)).digest()

@@ -723,15 +723,12 @@ class _Kept:
 def _keep_series(path: Path, kept: dict | None, first: int, months, keys: list[bytes], ckeys: list,
                  tails: dict, spans: dict, series: dict[str, Series]) -> None:
     """Write the series cache's chunks (series_cache) from the first that does not stand
-    as kept: one whose months are not those of the chunk kept there, or one with a month
-    from `first` on (the first that is not as kept); the last always (called only where
-    the months are not all as kept)."""
+    as kept (series_cache.first_to_write; called only where the months are not all as
+    kept)."""
     n = len(months)
     starts = series_cache.chunks([m.month for m in months])
     ends = [*starts[1:], n]
-    was = list(zip(kept["starts"], [*kept["starts"][1:], len(kept["months"])])) if kept is not None else []
-    w = next((i for i, span in enumerate(zip(starts, ends)) if i >= len(was) or was[i] != span or span[1] > first),
-             len(starts) - 1)   # (the last at least: its newest points, and no chunk kept after it)
+    w = series_cache.first_to_write(kept, starts, n, first)
     counts = [m.count for m in months]
     docs = []
     for start, end in zip(starts[w:], ends[w:]):

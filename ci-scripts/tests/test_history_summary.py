@@ -1103,6 +1103,23 @@ def test_the_series_cache_is_kept_in_chunks_of_calendar_months(monkeypatch):
     assert series_cache.chunks(names) == [0, 1, 3, 5]
 
 
+def test_the_chunks_written_again_are_those_from_the_first_that_changed():
+    """series_cache.first_to_write: the chunks before the first changed month stand where
+    their bounds are as kept; one with a changed month, one of other bounds, one not kept
+    and the last are written again; with nothing kept, all of them."""
+    kept = {"starts": [0, 3, 5], "months": [b""] * 7}
+    assert series_cache.first_to_write(kept, [0, 3, 5], 7, 6) == 2      # the last: its newest points
+    assert series_cache.first_to_write(kept, [0, 3, 5], 7, 7) == 2      # (called only where something changed)
+    assert series_cache.first_to_write(kept, [0, 3, 5], 8, 7) == 2      # a month added to the last
+    assert series_cache.first_to_write(kept, [0, 3, 5, 7], 8, 7) == 3   # a chunk begun: those kept stand
+    assert series_cache.first_to_write(kept, [0, 3, 5], 7, 4) == 1      # a month of the second changed
+    assert series_cache.first_to_write(kept, [0, 2, 5], 7, 6) == 0      # other bounds from the first
+    assert series_cache.first_to_write(kept, [0, 3, 6], 7, 6) == 1
+    assert series_cache.first_to_write({"starts": [0], "months": [b""] * 3}, [0, 3], 5, 3) == 1
+    assert series_cache.first_to_write(None, [0, 3, 5], 7, 0) == 0
+    assert series_cache.first_to_write(kept, [0], 2, 0) == 0
+
+
 def test_the_series_of_the_months_before_the_first_that_changed_are_kept(nights, tmp_path, monkeypatch):
     """The two nights a month that change the closed months (one is summarised, one is
     closed): the series cache is cut back to the months before the first that changed,
