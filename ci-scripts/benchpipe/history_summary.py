@@ -18,7 +18,7 @@ of the month's newest date (summarised_rows). Of an old verdict the site reads o
 time ratio and the older side (the Compiler versions page's trail and charts); its table
 shows each series' newest verdict whole, and a series that stopped 90 days ago has its
 newest point in a summary, which keeps it whole. Those figures were a tenth of a
-summarised month (README). Every other field stays
+summarised month (docs/gh-pages-history.md). Every other field stays
 as written: settings, metrics, latency, warnings, CPU medians, every number at full
 precision. Compaction
 proves, entry by entry, that each row decodes beside its run record to the entry as

@@ -3,7 +3,7 @@ gh-pages branch of a git remote and pushed; the site rendered from that history 
 folder (`out`), which the publish workflow deploys to GitHub Pages as an artifact
 (actions/upload-pages-artifact + actions/deploy-pages). The branch is the record; the
 site is derived from it and never committed, so a night adds its history entries to
-the repository, not a re-rendered site (measured: devtools/pagesgrowth.py, README).
+the repository, not a re-rendered site (measured: devtools/pagesgrowth.py, docs/gh-pages-history.md).
 
 Several jobs may publish at once. None loses an entry, and no data push is forced. A
 publish fetches the branch's current tip, re-applies `history add` on top of it (the

@@ -3,7 +3,7 @@ bare repository whose branch holds a small synthetic history takes two more nigh
 (`bench publish`'s function, the site rendered into a folder as publish.yml does), `git
 gc` after each. A night adds its history entries and data.js, not a site: with the site
 committed (the older layout) this case grew ~600 KiB a night; without it, 60-90 KiB
-(devtools/pagesgrowth.py, README)."""
+(devtools/pagesgrowth.py, docs/gh-pages-history.md)."""
 
 from __future__ import annotations
 
