@@ -219,11 +219,11 @@ class Catalogue:
     def benchmarks(self, preset: str, scenarios=None, variants=None, langs=None, builds=None) -> list[BenchSpec]:
         """Expand a preset into benchmarks, filtered; unknown filter values are errors."""
         self.preset(preset)
-        _check_known("scenario", scenarios, self.scenarios)
-        _check_known("build", builds, self.builds)
-        _check_known("language", langs, {b.lang for b in self.builds.values()})
+        check_known("scenario", scenarios, self.scenarios)
+        check_known("build", builds, self.builds)
+        check_known("language", langs, {b.lang for b in self.builds.values()})
         all_variants = {v for s in self.scenarios.values() for vs in s.variants.values() for v in vs}
-        _check_known("variant", variants, all_variants)
+        check_known("variant", variants, all_variants)
         out = []
         for sc in self.scenarios.values():
             if scenarios and sc.name not in scenarios:
@@ -245,7 +245,7 @@ class Catalogue:
         return out
 
 
-def _check_known(what: str, asked, known) -> None:
+def check_known(what: str, asked, known) -> None:
     for name in asked or ():
         if name not in known:
             raise UsageError(f"unknown {what} {name!r} (known: {', '.join(sorted(known))})")

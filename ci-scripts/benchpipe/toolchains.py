@@ -15,7 +15,13 @@ The manifest (<out>/manifest.json) lists every program built: build name from th
 catalogue, lang, toolchain id as the program prints it (go1.26.8, rust1.95.0), the full
 version string, the channel it was asked for (what a trend series is keyed by, so a
 compiler release is a point on a series: stable, oldstable, beta, nightly, 1.25.x, a
-pinned 1.90.0, local), the absolute path, the label (head/base) and the source commit."""
+pinned 1.90.0, local), the absolute path, the label (head/base) and the source commit.
+
+Asked for some scenarios only (`bench build --scenario`, `bench run`), a build leaves out
+the split program (the SQL one) when none of them needs it: it is the larger half of a
+cold build (sqlx and SQLite for Rust, cgo for Go). Its manifest entry lists the
+scenarios it was built without (`without`), and asking it to run one of them is a
+one-line error, not the lean program failing on a scenario it lacks."""
 
 from __future__ import annotations
 
@@ -52,10 +58,24 @@ class Built:
     commit: str
     channel: str = ""  # stable, oldstable, beta, nightly, 1.25.x, 1.90.0, local (see channel_of)
     paths: dict[str, str] = field(default_factory=dict)  # scenario -> the build's split program (gobench-sql)
+    without: list[str] = field(default_factory=list)  # split scenarios whose program was not built
 
     def path_for(self, scenario: str) -> str:
         """The executable that runs this scenario."""
+        if scenario in self.without:
+            raise UsageError(f"{self.build} ({self.request}, {self.label}) was built without the program that runs "
+                             f"{scenario}: build again with it (`bench build` without --scenario, or naming {scenario})")
         return self.paths.get(scenario, self.path)
+
+
+def split_wanted(b, scenarios: set[str] | None) -> bool:
+    """Whether catalogue build b's split program is built for these scenarios (None: all)."""
+    return bool(b.split_program) and (scenarios is None or bool(scenarios & set(b.split_scenarios)))
+
+
+def _without(b, scenarios: set[str] | None) -> list[str]:
+    """The split scenarios of catalogue build b left without their program."""
+    return list(b.split_scenarios) if b.split_program and not split_wanted(b, scenarios) else []
 
 
 def parse_list(text: str | None, lang: str) -> list[str]:
@@ -209,7 +229,7 @@ GO_REPRODUCIBLE = ("-trimpath", "-buildvcs=false", "-ldflags=-buildid=")
 
 
 def build_go(cat: Catalogue, source: Path, request: str, out_dir: Path, label: str, quiet=False,
-             sqlite: sqlite_link.SqliteLib | None = None) -> list[Built]:
+             sqlite: sqlite_link.SqliteLib | None = None, scenarios: set[str] | None = None) -> list[Built]:
     go = tools.require("go")
     src = source / "go"
     if not (src / "go.mod").is_file():
@@ -219,10 +239,11 @@ def build_go(cat: Catalogue, source: Path, request: str, out_dir: Path, label: s
         print(f"build: go {request} is {resolved}", file=sys.stderr, flush=True)
     env = _env({"GOTOOLCHAIN": resolved})
     tags = []
+    gos = [b for b in cat.builds.values() if b.lang == "go"]
     if sqlite:
         env.update(sqlite.go_env(env))
         tags = [sqlite_link.GO_TAGS]
-    elif not quiet:
+    elif not quiet and any(split_wanted(b, scenarios) for b in gos):
         print("build: go links the SQLite mattn bundles (no SQLite from a Rust build to share)",
               file=sys.stderr, flush=True)
     dest = (out_dir / label / request).resolve()
@@ -230,18 +251,18 @@ def build_go(cat: Catalogue, source: Path, request: str, out_dir: Path, label: s
     what = f"go build ({request})"
     version = _run([go, "version"], src, env, f"go version ({request})", True).strip()
     out = []
-    for b in (b for b in cat.builds.values() if b.lang == "go"):
+    for b in gos:
         exe = dest / (b.program + EXE)
         # The lean program: no build tags, so nothing of the SQL scenarios (nor cgo) is linked.
         _run([go, "build", *GO_REPRODUCIBLE, "-o", str(exe), "."], src, env, what, quiet)
         paths = {}
-        if b.split_program:
+        if split_wanted(b, scenarios):
             split = dest / (b.split_program + EXE)
             _run([go, "build", *GO_REPRODUCIBLE, "-tags", ",".join([b.split_tags, *tags]), "-o", str(split), "."],
                  src, env, what, quiet)
             paths = {sc: str(split) for sc in b.split_scenarios}
         out.append(Built(b.name, "go", b.program, program_toolchain(str(exe)), request, version, str(exe), label,
-                         git_commit(source), channel_of(request, "go"), paths))
+                         git_commit(source), channel_of(request, "go"), paths, _without(b, scenarios)))
     return out
 
 
@@ -306,15 +327,17 @@ def reproducible_rust_env(env: dict, src: Path, target: Path) -> dict:
     return env
 
 
-def rust_build_args(cat: Catalogue) -> list[list[str]]:
-    """`cargo build` arguments, one list a build, that make every Rust program: the lean
-    ones without the default features (Cargo.toml: `sql` is a default so that cargo test
-    and clippy see every scenario), then each split program with its features. `--bin`
-    builds the programs named alone, so neither build overwrites the other's."""
+def rust_build_args(cat: Catalogue, scenarios: set[str] | None = None) -> list[list[str]]:
+    """`cargo build` arguments, one list a build, that make every Rust program these
+    scenarios need (None: all): the lean ones without the default features (Cargo.toml:
+    `sql` is a default so that cargo test and clippy see every scenario), then each split
+    program wanted with its features. `--bin` builds the programs named alone, so neither
+    build overwrites the other's."""
     rust = [b for b in cat.builds.values() if b.lang == "rust"]
+    split = [b for b in rust if split_wanted(b, scenarios)]
     out = [["--no-default-features", *[a for b in rust for a in ("--bin", b.program)]]]
-    for features in sorted({b.split_features for b in rust if b.split_program}):
-        out.append(["--features", features, *[a for b in rust if b.split_program and b.split_features == features
+    for features in sorted({b.split_features for b in split}):
+        out.append(["--features", features, *[a for b in split if b.split_features == features
                                               for a in ("--bin", b.split_program)]])
     return out
 
@@ -329,8 +352,8 @@ def _declares_bins(cargo_toml: Path, names: list[str]) -> bool:
     return set(names) <= have
 
 
-def build_rust(cat: Catalogue, source: Path, request: str, out_dir: Path, label: str, quiet=False
-               ) -> tuple[list[Built], sqlite_link.SqliteLib | None]:
+def build_rust(cat: Catalogue, source: Path, request: str, out_dir: Path, label: str, quiet=False,
+               scenarios: set[str] | None = None) -> tuple[list[Built], sqlite_link.SqliteLib | None]:
     """The Rust programs, and the SQLite library their build compiled (for Go to link)."""
     cargo = tools.require("cargo")
     src = source / "rust"
@@ -349,7 +372,8 @@ def build_rust(cat: Catalogue, source: Path, request: str, out_dir: Path, label:
     rust = [b for b in cat.builds.values() if b.lang == "rust"]
     base = [cargo, *plus, "build", "--release", "--locked", "--target-dir", str(target)]
     split = [b for b in rust if b.split_program]
-    if split and not _declares_bins(src / "Cargo.toml", [b.split_program for b in split]):
+    whole = bool(split) and not _declares_bins(src / "Cargo.toml", [b.split_program for b in split])
+    if whole:
         # An older checkout (a pull request's base from before the split): one program a
         # build with every scenario, as it was then; its records say which program ran.
         if not quiet:
@@ -358,7 +382,8 @@ def build_rust(cat: Catalogue, source: Path, request: str, out_dir: Path, label:
         _run(base, src, env, f"cargo build ({request})", quiet)
         split = []
     else:
-        for extra in rust_build_args(cat):
+        split = [b for b in split if split_wanted(b, scenarios)]
+        for extra in rust_build_args(cat, scenarios):
             _run([*base, *extra], src, env, f"cargo build ({request}, {' '.join(extra)})", quiet)
     out = []
     for b in rust:
@@ -370,23 +395,26 @@ def build_rust(cat: Catalogue, source: Path, request: str, out_dir: Path, label:
             if not Path(path).is_file():
                 raise BenchError(f"cargo build ({request}) did not produce {path}")
         out.append(Built(b.name, "rust", b.program, program_toolchain(str(exe)), request, version, str(exe), label,
-                         git_commit(source), channel_of(request, "rust"), paths))
+                         git_commit(source), channel_of(request, "rust"), paths,
+                         [] if whole else _without(b, scenarios)))
     return out, sqlite_link.find(target)
 
 
-def build_all(cat: Catalogue, source: Path, out_dir: Path, go: list[str], rust: list[str], label: str, quiet=False) -> list[Built]:
+def build_all(cat: Catalogue, source: Path, out_dir: Path, go: list[str], rust: list[str], label: str, quiet=False,
+              scenarios: set[str] | None = None) -> list[Built]:
+    """Every program of these toolchains (scenarios: only those these need; None: all)."""
     source = Path(source).resolve()
     if not source.is_dir():
         raise UsageError(f"--source {source}: no such directory")
     built, sqlite = [], None
     # Rust first: Go links the SQLite the (first) Rust build compiled.
     for req in rust:
-        programs, lib = build_rust(cat, source, req, out_dir, label, quiet)
+        programs, lib = build_rust(cat, source, req, out_dir, label, quiet, scenarios)
         built += programs
         sqlite = sqlite or lib
     go_built = []
     for req in go:
-        go_built += build_go(cat, source, req, out_dir, label, quiet, sqlite)
+        go_built += build_go(cat, source, req, out_dir, label, quiet, sqlite, scenarios)
     return go_built + built
 
 

@@ -35,6 +35,34 @@ def test_run_rejects_unknown_names(tmp_path, args, needle):
     assert not out.exists()
 
 
+def test_build_rejects_an_unknown_scenario_before_building(tmp_path):
+    out = tmp_path / "build"
+    res = run_bench("build", "--scenario", "cpu,nosuch", "--out", out, timeout=60)
+    assert res.returncode == 2, res.stderr
+    assert "unknown scenario 'nosuch'" in _one_line(res.stderr)
+    assert not out.exists()
+
+
+def test_run_says_when_the_manifest_lacks_the_program_a_scenario_needs(tmp_path):
+    """A build made for some scenarios only (`bench build --scenario cpu`) has no SQL
+    program: asked to run sqlite, the run stops before anything runs, saying so."""
+    program = tmp_path / "gobench"
+    program.write_text("#!/bin/sh\nexit 1\n")
+    program.chmod(0o755)
+    manifest = tmp_path / "build" / "manifest.json"
+    manifest.parent.mkdir()
+    manifest.write_text(json.dumps({"schema": "gorust-bench.manifest/2", "builds": [{
+        "build": "go", "lang": "go", "program": "gobench", "toolchain": "go1.26.0", "request": "local",
+        "version": "go version go1.26.0", "path": str(program), "label": "head", "commit": "c1", "channel": "local",
+        "paths": {}, "without": ["sqlite", "mysql", "postgres"]}]}))
+    out = tmp_path / "out"
+    res = run_bench("run", "--preset", "smoke", "--scenario", "sqlite", "--build", "go", "--manifest", manifest,
+                    "--out", out, timeout=60)
+    assert res.returncode == 2, res.stderr
+    assert "go (local, head) was built without the program that runs sqlite" in _one_line(res.stderr)
+    assert not out.exists()
+
+
 def test_run_rejects_unwritable_out_before_running(tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("x")

@@ -33,11 +33,15 @@ def interleaved(programs, build_dir, tmp_path_factory):
     # The older toolchains are built by `bench build`, kept between test runs (cargo and
     # go decide what is stale) apart from the other tests' builds; the local ones are the
     # other tests' programs (a cold Rust release build less), put beside them in the
-    # manifest the run reads.
+    # manifest the run reads. Only what cpu needs: not the SQL programs (sqlx, SQLite and
+    # cgo, the larger half of a cold build), which the manifest says.
     build = ROOT / ".bench" / "test-build-versions"
-    res = run_bench("build", "--go", OLD_GO, "--rust", OLD_RUST, "--out", build, timeout=3600)
+    res = run_bench("build", "--go", OLD_GO, "--rust", OLD_RUST, "--scenario", "cpu", "--out", build, timeout=3600)
     assert res.returncode == 0, res.stderr[-2000:]
     old = [b for b in toolchains.read_manifest(build / "manifest.json") if b.request in (OLD_GO, OLD_RUST)]
+    assert {b.build for b in old} == set(programs)
+    assert all(not b.paths and "sqlite" in b.without for b in old), [(b.build, b.paths, b.without) for b in old]
+    assert all(Path(b.path).is_file() for b in old)
     toolchains.write_manifest(tmp, [*programs.values(), *old])
     manifest = json.loads((tmp / "manifest.json").read_text())
     by = {(b["build"], b["request"]): b for b in manifest["builds"]}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -238,20 +239,60 @@ def test_a_rust_checkout_from_before_the_split_is_built_as_it_was(cat, tmp_path,
         src = tmp_path / name
         (src / "rust").mkdir(parents=True)
         (src / "rust" / "Cargo.toml").write_text(manifest, encoding="utf-8")
+        for scenarios in (None, {"cpu"}, {"cpu", "sqlite"}):
+            calls.clear()
+            built, _ = toolchains.build_rust(cat, src, "local", tmp_path / f"out-{name}", "head", quiet=True,
+                                             scenarios=scenarios)
+            cargo = [c for c in calls if "build" in c]
+            by = {b.build: b for b in built}
+            if name == "old":   # its one program runs every scenario, whichever were asked for
+                assert len(cargo) == 1 and "--bin" not in cargo[0] and "--no-default-features" not in cargo[0]
+                assert all(not b.paths and not b.without for b in built)
+                assert Path(by["rust-system"].path_for("sqlite")).name.startswith("rsbench")
+                assert Path(by["rust-system"].path_for("sqlite")).name == Path(by["rust-system"].path).name
+            elif scenarios == {"cpu"}:   # no SQL scenario: the lean build alone, and the manifest says so
+                assert len(cargo) == 1 and "--no-default-features" in cargo[0] and "--features" not in cargo[0]
+                for b in ("rust-system", "rust-mimalloc"):
+                    assert not by[b].paths and by[b].without == list(cat.builds[b].split_scenarios)
+                    assert Path(by[b].path_for("cpu")).name.startswith(cat.builds[b].program)
+                    with pytest.raises(UsageError, match=f"^{b} \\(local, head\\) was built without the program "
+                                                          "that runs sqlite: build again"):
+                        by[b].path_for("sqlite")
+                toolchains.write_manifest(tmp_path / "m", built)
+                assert toolchains.read_manifest(tmp_path / "m" / "manifest.json") == built
+            else:
+                assert len(cargo) == 2 and "--no-default-features" in cargo[0] and "--features" in cargo[1]
+                for b in ("rust-system", "rust-mimalloc"):
+                    assert not by[b].without
+                    assert Path(by[b].path_for("sqlite")).name.startswith(cat.builds[b].split_program)
+                    assert Path(by[b].path_for("cpu")).name.startswith(cat.builds[b].program)
+
+
+def test_a_go_build_for_scenarios_without_sql_leaves_out_the_sql_program(cat, tmp_path, monkeypatch):
+    """gobench-sql (cgo, the SQLite of the Rust build) is built only when a SQL scenario is
+    asked for; without one, the manifest says which scenarios the lean program cannot run.
+    A manifest from before `without` existed still reads (every program built)."""
+    calls = []
+
+    def fake_run(argv, cwd, env, what, quiet):
+        calls.append(argv)
+        if "-o" in argv:
+            Path(argv[argv.index("-o") + 1]).write_text("")
+        return "go version go1.26.0 linux/amd64"
+
+    monkeypatch.setattr(toolchains, "_run", fake_run)
+    monkeypatch.setattr(toolchains, "program_toolchain", lambda exe: "go1.26.0")
+    go = next(b for b in cat.builds.values() if b.lang == "go")
+    for scenarios, sql in ((None, True), ({"cpu", "hashmap"}, False), ({"cpu", go.split_scenarios[0]}, True)):
         calls.clear()
-        built, _ = toolchains.build_rust(cat, src, "local", tmp_path / f"out-{name}", "head", quiet=True)
-        cargo = [c for c in calls if "build" in c]
-        by = {b.build: b for b in built}
-        if name == "old":
-            assert len(cargo) == 1 and "--bin" not in cargo[0] and "--no-default-features" not in cargo[0]
-            assert all(not b.paths for b in built)
-            assert Path(by["rust-system"].path_for("sqlite")).name.startswith("rsbench")
-            assert Path(by["rust-system"].path_for("sqlite")).name == Path(by["rust-system"].path).name
-        else:
-            assert len(cargo) == 2 and "--no-default-features" in cargo[0] and "--features" in cargo[1]
-            for b in ("rust-system", "rust-mimalloc"):
-                assert Path(by[b].path_for("sqlite")).name.startswith(cat.builds[b].split_program)
-                assert Path(by[b].path_for("cpu")).name.startswith(cat.builds[b].program)
+        [b] = toolchains.build_go(cat, ROOT, "local", tmp_path, "head", quiet=True, scenarios=scenarios)
+        outs = [Path(c[c.index("-o") + 1]).name for c in calls if "-o" in c]
+        assert outs == [go.program, go.split_program] if sql else outs == [go.program]
+        assert b.without == ([] if sql else list(go.split_scenarios))
+    doc = json.loads(toolchains.write_manifest(tmp_path, [b]).read_text())
+    del doc["builds"][0]["without"]
+    (tmp_path / "manifest.json").write_text(json.dumps(doc))
+    assert toolchains.read_manifest(tmp_path / "manifest.json")[0].without == []
 
 
 def _fake_rustup(tmp_path: Path, installs_cargo: bool) -> Path:

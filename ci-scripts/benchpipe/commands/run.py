@@ -156,10 +156,11 @@ def _builds(opts: RunOptions, specs, cat, extra: dict[str, list[str]]) -> tuple[
     go = toolchains.parse_list(opts.go, "go") if "go" in langs else []
     rust = toolchains.parse_list(opts.rust, "rust") if "rust" in langs else []
     out = Path(opts.build_dir)
+    scenarios = {s.scenario.name for s in specs}   # the SQL programs only when a SQL scenario runs
     built = toolchains.build_all(cat, Path(opts.source), out, go + extra.get("go", []), rust + extra.get("rust", []),
-                                 "head")
+                                 "head", scenarios=scenarios)
     if opts.ab_base:
-        built = toolchains.build_all(cat, Path(opts.ab_base), out, go, rust, "base") + built
+        built = toolchains.build_all(cat, Path(opts.ab_base), out, go, rust, "base", scenarios=scenarios) + built
     toolchains.write_manifest(out, built)
     return _without_same_versions(built, extra), bool(opts.ab_base)
 
