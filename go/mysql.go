@@ -15,7 +15,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 )
 
-func init() { implement("mysql", runMySQL, setupMySQL) }
+func init() { implement("mysql", mysqlServer.run, mysqlServer.setup) }
 
 const (
 	mysqlDSNEnv      = "BENCH_MYSQL_DSN"
@@ -58,66 +58,35 @@ func mysqlConfig() (*mysql.Config, error) {
 	return cfg, nil
 }
 
-// openMySQL returns a pool of up to pool connections with every one of them open.
-func openMySQL(pool int) (*sql.DB, *mysql.Config, error) {
+// mysqlServer is the scenario: the shared setup and run (sqlServer) on a
+// MySQL-compatible server, InnoDB tables.
+var mysqlServer = sqlServer{
+	scenario: "mysql",
+	dialect:  dialectQuestion,
+	create:   sqlCreateUsers + " ENGINE=InnoDB",
+	module:   mysqlModule,
+	open:     openMySQL,
+	facts:    mysqlFacts,
+}
+
+// openMySQL returns a pool of up to pool connections with one of them open.
+func openMySQL(pool int) (*sql.DB, string, error) {
 	cfg, err := mysqlConfig()
 	if err != nil {
-		return nil, nil, err
+		return nil, "", err
 	}
 	connector, err := mysql.NewConnector(cfg)
 	if err != nil {
-		return nil, nil, err
+		return nil, "", err
 	}
-	db := sql.OpenDB(connector)
-	db.SetMaxOpenConns(pool)
-	db.SetMaxIdleConns(pool)
-	if err := db.Ping(); err != nil {
-		db.Close()
-		return nil, nil, fmt.Errorf("cannot connect to %s/%s: %w", cfg.Addr, cfg.DBName, err)
-	}
-	return db, cfg, nil
+	return openPool(connector, cfg.Addr+"/"+cfg.DBName, pool)
 }
 
-// setupMySQL drops and recreates the table users with --rows rows.
-func setupMySQL(p params) error {
-	db, cfg, err := openMySQL(1)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	if _, err := db.Exec("DROP TABLE IF EXISTS users"); err != nil {
-		return fmt.Errorf("%s/%s: %w", cfg.Addr, cfg.DBName, err)
-	}
-	if err := fillUsers(db, dialectQuestion, sqlCreateUsers+" ENGINE=InnoDB", p.int("rows")); err != nil {
-		return fmt.Errorf("%s/%s: %w", cfg.Addr, cfg.DBName, err)
-	}
-	return nil
-}
-
-func runMySQL(variant string, p params) (*result, error) {
-	if variant != "goroutines" {
-		return nil, fmt.Errorf("variant %q not implemented", variant)
-	}
-	tasks, rows, pool := p.int("tasks"), p.int("rows"), p.int("pool")
-	db, cfg, err := openMySQL(pool)
-	if err != nil {
-		return nil, err
-	}
-	defer db.Close()
+// mysqlFacts is the server's version.
+func mysqlFacts(db *sql.DB) (map[string]any, error) {
 	var version string
 	if err := db.QueryRow("SELECT VERSION()").Scan(&version); err != nil {
-		return nil, fmt.Errorf("%s: reading the server version: %w", cfg.Addr, err)
+		return nil, fmt.Errorf("reading the server version: %w", err)
 	}
-	hint := fmt.Sprintf("run `%s setup mysql --rows %d` first", programName, rows)
-	res, err := runUsers(db, dialectQuestion, hint, tasks, rows, pool)
-	if err != nil {
-		return nil, fmt.Errorf("%s/%s: %w", cfg.Addr, cfg.DBName, err)
-	}
-	res.runtime = map[string]any{
-		"server_version": version,
-		"pool":           pool,
-		"checkout":       sqlCheckout,
-		"driver":         moduleVersion(mysqlModule),
-	}
-	return res, nil
+	return map[string]any{"server_version": version}, nil
 }

@@ -17,7 +17,7 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 )
 
-func init() { implement("postgres", runPostgres, setupPostgres) }
+func init() { implement("postgres", postgresServer.run, postgresServer.setup) }
 
 const (
 	postgresDSNEnv      = "BENCH_POSTGRES_DSN"
@@ -84,9 +84,21 @@ func postgresConfig() (*pgx.ConnConfig, error) {
 	return cfg, nil
 }
 
-// postgresServer names the server in messages: host:port/dbname.
-func postgresServer(cfg *pgx.ConnConfig) string {
+// postgresServerName names the server in messages: host:port/dbname.
+func postgresServerName(cfg *pgx.ConnConfig) string {
 	return net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port))) + "/" + cfg.Database
+}
+
+// postgresServer is the scenario: the shared setup and run (sqlServer) on PostgreSQL,
+// the new table analysed after setup.
+var postgresServer = sqlServer{
+	scenario: "postgres",
+	dialect:  dialectDollar,
+	create:   sqlCreateUsers,
+	analyze:  postgresAnalyze,
+	module:   postgresModule,
+	open:     openPostgres,
+	facts:    postgresFacts,
 }
 
 // openPostgres returns a pool of up to pool connections through database/sql (pgx's
@@ -96,77 +108,28 @@ func openPostgres(pool int) (*sql.DB, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	server := postgresServer(cfg)
-	db := stdlib.OpenDB(*cfg)
-	db.SetMaxOpenConns(pool)
-	db.SetMaxIdleConns(pool)
-	if err := db.Ping(); err != nil {
-		db.Close()
-		return nil, "", fmt.Errorf("cannot connect to %s: %w", server, err)
-	}
-	return db, server, nil
-}
-
-// setupPostgres drops and recreates the table users with --rows rows.
-func setupPostgres(p params) error {
-	db, server, err := openPostgres(1)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	if _, err := db.Exec("DROP TABLE IF EXISTS users"); err != nil {
-		return fmt.Errorf("%s: %w", server, err)
-	}
-	if err := fillUsers(db, dialectDollar, sqlCreateUsers, p.int("rows")); err != nil {
-		return fmt.Errorf("%s: %w", server, err)
-	}
-	if _, err := db.Exec(postgresAnalyze); err != nil {
-		return fmt.Errorf("%s: %s: %w", server, postgresAnalyze, err)
-	}
-	return nil
-}
-
-func runPostgres(variant string, p params) (*result, error) {
-	if variant != "goroutines" {
-		return nil, fmt.Errorf("variant %q not implemented", variant)
-	}
-	tasks, rows, pool := p.int("tasks"), p.int("rows"), p.int("pool")
-	db, server, err := openPostgres(pool)
-	if err != nil {
-		return nil, err
-	}
-	defer db.Close()
-	facts, err := postgresFacts(db)
-	if err != nil {
-		return nil, fmt.Errorf("%s: reading the server settings: %w", server, err)
-	}
-	hint := fmt.Sprintf("run `%s setup postgres --rows %d` first", programName, rows)
-	res, err := runUsers(db, dialectDollar, hint, tasks, rows, pool)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", server, err)
-	}
-	facts["pool"] = pool
-	facts["checkout"] = sqlCheckout
-	facts["driver"] = moduleVersion(postgresModule)
-	res.runtime = facts
-	return res, nil
+	return openPool(stdlib.GetConnector(*cfg), postgresServerName(cfg), pool)
 }
 
 // postgresFacts is the server's version and settings as a connection reports them
 // (postgresSettingsSQL), by their PostgreSQL names.
 func postgresFacts(db *sql.DB) (map[string]any, error) {
+	const what = "reading the server settings: %w"
 	rs, err := db.Query(postgresSettingsSQL)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf(what, err)
 	}
 	defer rs.Close()
 	facts := map[string]any{}
 	for rs.Next() {
 		var name, value string
 		if err := rs.Scan(&name, &value); err != nil {
-			return nil, err
+			return nil, fmt.Errorf(what, err)
 		}
 		facts[name] = value
 	}
-	return facts, rs.Err()
+	if err := rs.Err(); err != nil {
+		return nil, fmt.Errorf(what, err)
+	}
+	return facts, nil
 }

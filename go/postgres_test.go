@@ -148,11 +148,11 @@ func TestPostgresConfigFromURL(t *testing.T) {
 		cfg.Database != "benchdb" || cfg.TLSConfig != nil || len(cfg.Fallbacks) != 0 || cfg.ConnectTimeout != postgresDialTimeout {
 		t.Fatalf("config = %+v", cfg.Config)
 	}
-	if got := postgresServer(cfg); got != "db.example:5433/benchdb" {
+	if got := postgresServerName(cfg); got != "db.example:5433/benchdb" {
 		t.Errorf("server = %q", got)
 	}
 	t.Setenv(postgresDSNEnv, "postgresql://bench@[::1]/benchdb")
-	if cfg, err = postgresConfig(); err != nil || cfg.Host != "::1" || cfg.Port != 5432 || postgresServer(cfg) != "[::1]:5432/benchdb" {
+	if cfg, err = postgresConfig(); err != nil || cfg.Host != "::1" || cfg.Port != 5432 || postgresServerName(cfg) != "[::1]:5432/benchdb" {
 		t.Fatalf("default port: %+v, %v", cfg, err)
 	}
 }

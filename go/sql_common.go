@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"fmt"
 	"runtime/debug"
 	"strconv"
@@ -320,4 +321,80 @@ func moduleVersion(path string) string {
 		}
 	}
 	return path
+}
+
+// sqlServer is what a client/server scenario (mysql, postgres) brings of its own; the
+// setup and the run around it are the same for every server (setup, run).
+type sqlServer struct {
+	scenario string
+	dialect  sqlDialect
+	create   string // CREATE TABLE users, as this server takes it
+	analyze  string // run once the rows are in ("": nothing)
+	module   string // the driver's Go module
+	// open returns a pool of up to pool connections with one open, and the server's
+	// name for messages (host:port/dbname, never the password).
+	open func(pool int) (*sql.DB, string, error)
+	// facts reads the server's version and settings for the record.
+	facts func(db *sql.DB) (map[string]any, error)
+}
+
+// setup drops and recreates the table users with --rows rows.
+func (s sqlServer) setup(p params) error {
+	db, server, err := s.open(1)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if _, err := db.Exec("DROP TABLE IF EXISTS users"); err != nil {
+		return fmt.Errorf("%s: %w", server, err)
+	}
+	if err := fillUsers(db, s.dialect, s.create, p.int("rows")); err != nil {
+		return fmt.Errorf("%s: %w", server, err)
+	}
+	if s.analyze != "" {
+		if _, err := db.Exec(s.analyze); err != nil {
+			return fmt.Errorf("%s: %s: %w", server, s.analyze, err)
+		}
+	}
+	return nil
+}
+
+// run runs the tasks (runUsers) on a pool of --pool connections.
+func (s sqlServer) run(variant string, p params) (*result, error) {
+	if variant != "goroutines" {
+		return nil, fmt.Errorf("variant %q not implemented", variant)
+	}
+	tasks, rows, pool := p.int("tasks"), p.int("rows"), p.int("pool")
+	db, server, err := s.open(pool)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	facts, err := s.facts(db)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", server, err)
+	}
+	hint := fmt.Sprintf("run `%s setup %s --rows %d` first", programName, s.scenario, rows)
+	res, err := runUsers(db, s.dialect, hint, tasks, rows, pool)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", server, err)
+	}
+	facts["pool"] = pool
+	facts["checkout"] = sqlCheckout
+	facts["driver"] = moduleVersion(s.module)
+	res.runtime = facts
+	return res, nil
+}
+
+// openPool is a pool of up to pool connections, all kept once open, through connector,
+// after checking that the server answers.
+func openPool(connector driver.Connector, server string, pool int) (*sql.DB, string, error) {
+	db := sql.OpenDB(connector)
+	db.SetMaxOpenConns(pool)
+	db.SetMaxIdleConns(pool)
+	if err := db.Ping(); err != nil {
+		db.Close()
+		return nil, "", fmt.Errorf("cannot connect to %s: %w", server, err)
+	}
+	return db, server, nil
 }

@@ -3,21 +3,16 @@
 //! connections opened before the timed window.
 
 use crate::params::Params;
-use crate::sql_common::{self, CREATE_TABLE, DROP_TABLE, Dialect, check_rows, fill};
+use crate::sql_common::{self, CREATE_TABLE, Dialect, check_rows};
 use crate::outcome::{Context, Ctx, Failure, Outcome, Result};
 use crate::runtime::{tokio_current_thread, tokio_runtime};
 use crate::build_info;
 use serde_json::{Map, json};
-use sqlx::mysql::{MySqlConnectOptions, MySqlConnection, MySqlPoolOptions, MySqlSslMode};
-use sqlx::{ConnectOptions, Connection, MySqlPool};
+use sqlx::mysql::{MySqlConnectOptions, MySqlSslMode};
+use sqlx::{MySql, MySqlPool};
 use std::str::FromStr;
-use std::time::Duration;
 
 pub const DSN_ENV: &str = "BENCH_MYSQL_DSN";
-/// How long an unreachable server may take to say so.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
-/// Tasks queue for a connection as long as it takes, as with Go's database/sql.
-const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(24 * 3600);
 
 /// The server's connect options, after checking that it answers (the pool would retry a
 /// refused connection until its timeout and lose the reason).
@@ -40,19 +35,7 @@ async fn connect_options() -> Result<(MySqlConnectOptions, String)> {
         options.get_port(),
         options.get_database().unwrap_or("")
     );
-    let probe = tokio::time::timeout(CONNECT_TIMEOUT, options.connect()).await;
-    let conn: MySqlConnection = match probe {
-        Ok(result) => result.context(|| format!("cannot connect to {server} ({DSN_ENV})"))?,
-        Err(_) => {
-            return Err(Failure(format!(
-                "cannot connect to {server} ({DSN_ENV}): no answer within {}s",
-                CONNECT_TIMEOUT.as_secs()
-            )));
-        }
-    };
-    conn.close()
-        .await
-        .context(|| format!("closing the probe connection to {server}"))?;
+    sql_common::probe(&options, &server, DSN_ENV).await?;
     Ok((options, server))
 }
 
@@ -61,22 +44,9 @@ pub fn setup(p: &Params) -> Result<()> {
     let (rt, _) = tokio_current_thread()?;
     rt.block_on(async {
         let (options, server) = connect_options().await?;
-        let pool = MySqlPoolOptions::new()
-            .max_connections(1)
-            .connect_with(options)
+        let create = format!("{CREATE_TABLE} ENGINE=InnoDB");
+        sql_common::setup_server::<MySql>(options, &server, Dialect::Question, &create, None, p.int("rows"))
             .await
-            .context(|| format!("cannot connect to {server}"))?;
-        sqlx::query(DROP_TABLE)
-            .execute(&pool)
-            .await
-            .context(|| "dropping table users")?;
-        sqlx::query(&format!("{CREATE_TABLE} ENGINE=InnoDB"))
-            .execute(&pool)
-            .await
-            .context(|| "creating table users")?;
-        fill(&pool, Dialect::Question, p.int("rows")).await?;
-        pool.close().await;
-        Ok(())
     })
 }
 
@@ -89,13 +59,7 @@ pub fn run(_variant: &str, p: &Params, ctx: Ctx) -> Result<Outcome> {
     rt.block_on(async {
         let (options, server) = connect_options().await?;
         let setup_hint = format!("run `{} setup mysql --rows {rows}` first", ctx.program);
-        let pool: MySqlPool = MySqlPoolOptions::new()
-            .max_connections(size as u32)
-            .min_connections(size as u32)
-            .acquire_timeout(ACQUIRE_TIMEOUT)
-            // database/sql does not ping a connection before handing it out either.
-            .test_before_acquire(false)
-            .connect_with(options)
+        let pool: MySqlPool = sql_common::task_pool(options, size)
             .await
             .context(|| format!("cannot connect to {server}"))?;
         check_rows(&pool, rows, &setup_hint).await?;

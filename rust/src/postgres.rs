@@ -10,19 +10,14 @@ use crate::build_info;
 use crate::outcome::{Context, Ctx, Failure, Outcome, Result};
 use crate::params::Params;
 use crate::runtime::{tokio_current_thread, tokio_runtime};
-use crate::sql_common::{self, CREATE_TABLE, DROP_TABLE, Dialect, check_rows, fill};
+use crate::sql_common::{self, CREATE_TABLE, Dialect, check_rows};
 use serde_json::{Map, Value, json};
-use sqlx::postgres::{PgConnectOptions, PgConnection, PgPoolOptions, PgSslMode};
-use sqlx::{ConnectOptions, Connection, PgPool};
+use sqlx::postgres::{PgConnectOptions, PgSslMode};
+use sqlx::{PgPool, Postgres};
 use std::str::FromStr;
-use std::time::Duration;
 
 pub const DSN_ENV: &str = "BENCH_POSTGRES_DSN";
 const FORM: &str = "postgres://user:password@host:port/dbname";
-/// How long an unreachable server may take to say so.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
-/// Tasks queue for a connection as long as it takes, as with Go's database/sql.
-const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(24 * 3600);
 
 /// The server's version and the settings that change the numbers, read on one
 /// connection before the window; the same statement as the Go program's
@@ -81,19 +76,7 @@ async fn connect_options() -> Result<(PgConnectOptions, String)> {
         .ok_or_else(|| Failure(format!("{DSN_ENV} is not set ({FORM})")))?;
     let options = parse_dsn(&dsn)?;
     let server = server_name(&options);
-    let probe = tokio::time::timeout(CONNECT_TIMEOUT, options.connect()).await;
-    let conn: PgConnection = match probe {
-        Ok(result) => result.context(|| format!("cannot connect to {server} ({DSN_ENV})"))?,
-        Err(_) => {
-            return Err(Failure(format!(
-                "cannot connect to {server} ({DSN_ENV}): no answer within {}s",
-                CONNECT_TIMEOUT.as_secs()
-            )));
-        }
-    };
-    conn.close()
-        .await
-        .context(|| format!("closing the probe connection to {server}"))?;
+    sql_common::probe(&options, &server, DSN_ENV).await?;
     Ok((options, server))
 }
 
@@ -102,26 +85,9 @@ pub fn setup(p: &Params) -> Result<()> {
     let (rt, _) = tokio_current_thread()?;
     rt.block_on(async {
         let (options, server) = connect_options().await?;
-        let pool = PgPoolOptions::new()
-            .max_connections(1)
-            .connect_with(options)
+        let rows = p.int("rows");
+        sql_common::setup_server::<Postgres>(options, &server, Dialect::Dollar, CREATE_TABLE, Some(ANALYZE), rows)
             .await
-            .context(|| format!("cannot connect to {server}"))?;
-        sqlx::raw_sql(DROP_TABLE)
-            .execute(&pool)
-            .await
-            .context(|| "dropping table users")?;
-        sqlx::raw_sql(CREATE_TABLE)
-            .execute(&pool)
-            .await
-            .context(|| "creating table users")?;
-        fill(&pool, Dialect::Dollar, p.int("rows")).await?;
-        sqlx::raw_sql(ANALYZE)
-            .execute(&pool)
-            .await
-            .context(|| ANALYZE)?;
-        pool.close().await;
-        Ok(())
     })
 }
 
@@ -137,13 +103,7 @@ pub fn run(variant: &str, p: &Params, ctx: Ctx) -> Result<Outcome> {
     rt.block_on(async {
         let (options, server) = connect_options().await?;
         let setup_hint = format!("run `{} setup postgres --rows {rows}` first", ctx.program);
-        let pool: PgPool = PgPoolOptions::new()
-            .max_connections(size as u32)
-            .min_connections(size as u32)
-            .acquire_timeout(ACQUIRE_TIMEOUT)
-            // database/sql does not ping a connection before handing it out either.
-            .test_before_acquire(false)
-            .connect_with(options)
+        let pool: PgPool = sql_common::task_pool(options, size)
             .await
             .context(|| format!("cannot connect to {server}"))?;
         check_rows(&pool, rows, &setup_hint).await?;

@@ -12,12 +12,15 @@ use crate::lcg::Lcg;
 use crate::outcome::{Context, Failure, Outcome, Result};
 use crate::window::Window;
 use serde_json::{Map, Value, json};
-use sqlx::pool::PoolConnection;
-use sqlx::{ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, Pool, Type};
+use sqlx::pool::{PoolConnection, PoolOptions};
+use sqlx::{
+    ColumnIndex, ConnectOptions, Connection, Database, Decode, Encode, Executor, IntoArguments,
+    Pool, Type,
+};
 use std::fmt::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use tokio::sync::Semaphore;
 
 // No statement needs a cast on any server: the INT columns are PostgreSQL's int4, read
@@ -426,6 +429,87 @@ where
         runtime,
         metrics,
     })
+}
+
+/// A server's setup (mysql, postgres): table `users` dropped and created again (`create`:
+/// its CREATE TABLE as that server takes it) with `rows` rows, then `after` (postgres:
+/// ANALYZE), on one connection.
+pub async fn setup_server<DB>(
+    options: <DB::Connection as Connection>::Options,
+    server: &str,
+    dialect: Dialect,
+    create: &str,
+    after: Option<&str>,
+    rows: u64,
+) -> Result<()>
+where
+    DB: Database,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> DB::Arguments<'q>: IntoArguments<'q, DB>,
+    for<'q> i64: Encode<'q, DB> + Type<DB>,
+    for<'q> String: Encode<'q, DB> + Type<DB>,
+{
+    let pool = PoolOptions::<DB>::new()
+        .max_connections(1)
+        .connect_with(options)
+        .await
+        .context(|| format!("cannot connect to {server}"))?;
+    sqlx::raw_sql(DROP_TABLE)
+        .execute(&pool)
+        .await
+        .context(|| "dropping table users")?;
+    sqlx::raw_sql(create)
+        .execute(&pool)
+        .await
+        .context(|| "creating table users")?;
+    fill(&pool, dialect, rows).await?;
+    if let Some(sql) = after {
+        sqlx::raw_sql(sql).execute(&pool).await.context(|| sql)?;
+    }
+    pool.close().await;
+    Ok(())
+}
+
+/// How long an unreachable server (mysql, postgres) may take to say so.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+/// Tasks queue for a connection as long as it takes, as with Go's database/sql.
+pub const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(24 * 3600);
+
+/// That the server answers (`env`: the variable that named it): one connection opened
+/// within CONNECT_TIMEOUT and closed. A pool would retry a refused connection until its
+/// timeout and lose the reason.
+pub async fn probe<O>(options: &O, server: &str, env: &str) -> Result<()>
+where
+    O: ConnectOptions,
+    O::Connection: Sized,
+{
+    match tokio::time::timeout(CONNECT_TIMEOUT, options.connect()).await {
+        Ok(result) => result
+            .context(|| format!("cannot connect to {server} ({env})"))?
+            .close()
+            .await
+            .context(|| format!("closing the probe connection to {server}")),
+        Err(_) => Err(Failure(format!(
+            "cannot connect to {server} ({env}): no answer within {}s",
+            CONNECT_TIMEOUT.as_secs()
+        ))),
+    }
+}
+
+/// The tasks' pool: `size` connections, all open before the window, which a task waits
+/// for as long as it takes (ACQUIRE_TIMEOUT) and which are not pinged before they are
+/// handed out (database/sql does not ping one either).
+pub async fn task_pool<DB: Database>(
+    options: <DB::Connection as Connection>::Options,
+    size: usize,
+) -> std::result::Result<Pool<DB>, sqlx::Error> {
+    PoolOptions::<DB>::new()
+        .max_connections(size as u32)
+        .min_connections(size as u32)
+        .acquire_timeout(ACQUIRE_TIMEOUT)
+        .test_before_acquire(false)
+        .connect_with(options)
+        .await
 }
 
 #[cfg(test)]

@@ -15,9 +15,6 @@ use std::time::Duration;
 
 pub const BUSY_TIMEOUT_ENV: &str = "BENCH_SQLITE_BUSY_TIMEOUT_MS";
 const DEFAULT_BUSY_TIMEOUT_MS: u64 = 5000;
-/// Tasks queue for a connection as long as it takes, as with Go's database/sql; a
-/// locked database fails through busy_timeout instead.
-const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(24 * 3600);
 
 fn busy_timeout_ms() -> Result<u64> {
     match std::env::var(BUSY_TIMEOUT_ENV) {
@@ -96,13 +93,8 @@ pub fn run(_variant: &str, p: &Params, ctx: Ctx) -> Result<Outcome> {
     let (rt, tokio_workers) = tokio_runtime()?;
 
     rt.block_on(async {
-        let pool: SqlitePool = SqlitePoolOptions::new()
-            .max_connections(size as u32)
-            .min_connections(size as u32)
-            .acquire_timeout(ACQUIRE_TIMEOUT)
-            // database/sql does not ping a connection before handing it out either.
-            .test_before_acquire(false)
-            .connect_with(connect_options(db, false, busy_timeout_ms))
+        // (a locked database fails through busy_timeout, not the pool's wait)
+        let pool: SqlitePool = sql_common::task_pool(connect_options(db, false, busy_timeout_ms), size)
             .await
             .context(|| format!("opening {}", db.display()))?;
         check_rows(&pool, rows, &setup_hint).await?;
