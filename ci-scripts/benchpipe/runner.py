@@ -161,14 +161,15 @@ def fresh_job(job: Job) -> Job:
                                instructions=None)
 
 
-def make_jobs(specs: list[BenchSpec], builds: list[Built], workroot: Path, ab: bool, copied: bool = False) -> list[Job]:
-    """One job per spec and build of its kind, each program run from a fresh copy in
-    workroot (copied: the builds are such copies already)."""
+def make_jobs(specs: list[BenchSpec], builds: list[Built], workroot: Path, ab: bool, copied: bool = False,
+              keep=None) -> list[Job]:
+    """One job per spec and build of its kind (where keep(spec, build), if given), each
+    program run from a fresh copy in workroot (copied: the builds are such copies already)."""
     if not copied:
         builds = fresh_copies(builds, workroot)
     jobs = []
     for spec in specs:
-        for built in (b for b in builds if b.build == spec.build.name):
+        for built in (b for b in builds if b.build == spec.build.name and (keep is None or keep(spec, b))):
             key = {"scenario": spec.scenario.name, "variant": spec.variant, "lang": spec.build.lang,
                    "build": spec.build.name, "toolchain": built.toolchain, "params": resolve_params(spec.params)}
             if ab:

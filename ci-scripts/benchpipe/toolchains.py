@@ -64,7 +64,8 @@ class Built:
         """The executable that runs this scenario."""
         if scenario in self.without:
             raise UsageError(f"{self.build} ({self.request}, {self.label}) was built without the program that runs "
-                             f"{scenario}: build again with it (`bench build` without --scenario, or naming {scenario})")
+                             f"{scenario}: build that toolchain and label again with --scenario {scenario} "
+                             "(or without --scenario, for every program)")
         return self.paths.get(scenario, self.path)
 
 
@@ -436,8 +437,18 @@ def write_manifest(out_dir: Path, built: list[Built]) -> Path:
     commits = {b.label: b.commit for b in built}
     merged = [b for b in old if (b.build, b.request, b.label) not in new_ids
               and commits.get(b.label, b.commit) == b.commit] + built
-    fsutil.atomic_write_json(path, {"schema": MANIFEST_SCHEMA, "builds": [asdict(b) for b in merged]})
+    fsutil.atomic_write_json(path, {"schema": MANIFEST_SCHEMA, "builds": [_entry(b) for b in merged]})
     return path
+
+
+def _entry(b: Built) -> dict:
+    """A manifest entry: `without` only where something was left out, so that code from
+    before it was kept (an older checkout sharing the build folder) still reads the
+    manifests of whole builds."""
+    doc = asdict(b)
+    if not doc["without"]:
+        del doc["without"]
+    return doc
 
 
 def read_manifest(path: Path) -> list[Built]:

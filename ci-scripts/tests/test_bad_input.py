@@ -60,6 +60,7 @@ def test_run_says_when_the_manifest_lacks_the_program_a_scenario_needs(tmp_path)
                     "--out", out, timeout=60)
     assert res.returncode == 2, res.stderr
     assert "go (local, head) was built without the program that runs sqlite" in _one_line(res.stderr)
+    assert "build that toolchain and label again with --scenario sqlite" in res.stderr
     assert not out.exists()
 
 

@@ -332,6 +332,26 @@ def test_calibrate_takes_the_head_program_bench_build_made_last(tmp_path):
     assert programs_to_calibrate(tmp_path)["go"].request == "stable"
 
 
+def test_calibrate_skips_what_the_programs_were_built_without_before_anything_runs(tmp_path, capsys):
+    """`bench run --scenario cpu` builds the lean programs only (no SQL); a later
+    calibrate of the whole preset skips the SQL families up front, saying why and what
+    to do, instead of failing at their turn after the others had run (nothing kept)."""
+    from benchpipe import toolchains
+    from benchpipe.fsutil import atomic_write_json
+
+    exe = tmp_path / "gobench"
+    exe.write_bytes(b"")
+    lean = toolchains.Built("go", "go", "gobench", "go1.x", "local", "v", str(exe), "head", "c",
+                            without=["sqlite", "mysql", "postgres"])
+    atomic_write_json(tmp_path / "manifest.json", {"schema": toolchains.MANIFEST_SCHEMA,
+                                                   "builds": [toolchains._entry(lean)]})
+    rc = cli.main(["calibrate", "--preset", "smoke", "--scenario", "sqlite", "--lang", "go",
+                   "--builds", str(tmp_path), "--out", str(tmp_path / "c.json")])
+    err = capsys.readouterr().err
+    assert rc != 0 and "built without the one that runs sqlite" in err and "bench build` without --scenario" in err
+    assert "nothing to calibrate" in err and not (tmp_path / "c.json").exists()
+
+
 def test_the_report_says_how_the_calibration_made_b_slower():
     from benchpipe.report.compare_md import calibration_sentence
     rates = {"comparisons": 90, "flagged": 45, "rate": 0.5}

@@ -186,3 +186,35 @@ def test_previous_is_the_release_before_the_local_go():
     assert pick_go("oldstable", releases) == "go1.26.11" and pick_go("stable", releases) == "go1.27.2"
     with pytest.raises(BenchError, match="no release before"):
         pick_go("previous", releases, "go1.24.9")
+
+
+def test_the_extra_versions_are_built_for_their_scenarios_only(cat, tmp_path, monkeypatch):
+    """A shard with a SQL scenario builds the SQL programs for the toolchains asked for,
+    not for the preset's extra Go (it runs only cpu and fanout: a cgo build less); and
+    no job pairs an extra version with a scenario it does not run, so its lean program's
+    `without` is never asked for."""
+    from benchpipe import runner
+    from benchpipe.commands.run import RunOptions, _builds, extra_versions, runs_on
+
+    quick = cat.preset("quick")
+    specs = cat.benchmarks("quick", scenarios=["cpu", "sqlite"], langs=["go"])
+    extra = extra_versions(RunOptions("quick"), quick, specs)
+    assert extra == {"go": ["previous"]}
+    calls = []
+
+    def fake_build_all(cat_, source, out, go, rust, label, quiet=False, scenarios=None):
+        calls.append((go, rust, scenarios))
+        exe = tmp_path / "gobench"
+        exe.write_bytes(b"")
+        return [toolchains.Built("go", "go", "gobench", f"go-{r}", r, "v", str(exe), label, "c",
+                                 without=sorted({"sqlite", "mysql", "postgres"} - (scenarios or set())))
+                for r in go]
+
+    monkeypatch.setattr(toolchains, "build_all", fake_build_all)
+    monkeypatch.setattr(toolchains, "write_manifest", lambda out, built: None)
+    built, ab = _builds(RunOptions("quick", build_dir=str(tmp_path)), specs, cat, extra, quick.versions_scenarios)
+    assert calls == [(["local"], [], {"cpu", "sqlite"}), (["previous"], [], {"cpu"})] and not ab
+    jobs = runner.make_jobs(specs, built, tmp_path / "work", False, copied=True,
+                            keep=runs_on(extra, quick.versions_scenarios))
+    pairs = {(j.key["scenario"], j.built.request) for j in jobs}
+    assert pairs == {("cpu", "local"), ("cpu", "previous"), ("sqlite", "local")}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -256,7 +257,7 @@ def test_a_rust_checkout_from_before_the_split_is_built_as_it_was(cat, tmp_path,
                     assert not by[b].paths and by[b].without == list(cat.builds[b].split_scenarios)
                     assert Path(by[b].path_for("cpu")).name.startswith(cat.builds[b].program)
                     with pytest.raises(UsageError, match=f"^{b} \\(local, head\\) was built without the program "
-                                                          "that runs sqlite: build again"):
+                                                          "that runs sqlite: build that toolchain and label again with --scenario sqlite"):
                         by[b].path_for("sqlite")
                 toolchains.write_manifest(tmp_path / "m", built)
                 assert toolchains.read_manifest(tmp_path / "m" / "manifest.json") == built
@@ -289,10 +290,14 @@ def test_a_go_build_for_scenarios_without_sql_leaves_out_the_sql_program(cat, tm
         outs = [Path(c[c.index("-o") + 1]).name for c in calls if "-o" in c]
         assert outs == [go.program, go.split_program] if sql else outs == [go.program]
         assert b.without == ([] if sql else list(go.split_scenarios))
+    # a whole build's entry is written as before `without` was kept (older code reads it)
     doc = json.loads(toolchains.write_manifest(tmp_path, [b]).read_text())
-    del doc["builds"][0]["without"]
-    (tmp_path / "manifest.json").write_text(json.dumps(doc))
+    assert "without" not in doc["builds"][0]
     assert toolchains.read_manifest(tmp_path / "manifest.json")[0].without == []
+    lean = dataclasses.replace(b, label="lean", without=list(go.split_scenarios))
+    doc = json.loads(toolchains.write_manifest(tmp_path, [lean]).read_text())
+    assert [e.get("without") for e in doc["builds"]] == [None, list(go.split_scenarios)]
+    assert [e.without for e in toolchains.read_manifest(tmp_path / "manifest.json")] == [[], list(go.split_scenarios)]
 
 
 def _fake_rustup(tmp_path: Path, installs_cargo: bool) -> Path:

@@ -181,6 +181,9 @@ def test_bench_job_builds_and_runs_every_toolchain_of_its_row():
     assert all('--go "$GO_TOOLCHAINS"' in r and '--rust "$RUST_TOOLCHAINS"' in r for r in runs)
     # the shard's part of the preset, and its cap on sampling until sure (bench matrix)
     assert all('--build "$BUILDS"' in r and '--max-runs "$MAX_RUNS"' in r for r in runs if "bench run" in r)
+    # the build step builds the programs of the shard's scenarios, as its runs will ask (the
+    # SQL programs only in a shard with a SQL scenario)
+    assert all('--scenario "$SCENARIOS"' in r for r in runs)
     assert bench["env"]["BUILDS"] == "${{ matrix.builds }}" and bench["env"]["MAX_RUNS"] == "${{ matrix.max_runs }}"
     (cmp_,) = [s for s in bench["steps"] if "bench compare" in s.get("run", "")]
     assert "--skip-if-nothing" in cmp_["run"] and "pull_request" not in cmp_["if"]  # compiler verdicts on every event

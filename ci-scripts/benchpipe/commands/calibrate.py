@@ -160,6 +160,11 @@ def run(args) -> int:
         print(f"bench calibrate: no built program for {', '.join(missing)} in {args.builds}; skipping them "
               f"(run `ci-scripts/bench build`)", file=sys.stderr)
         specs = [s for s in specs if s.build.name in programs]
+    lean = sorted({s.scenario.name for s in specs if s.scenario.name in programs[s.build.name].without})
+    if lean:   # (found now, not when their family's turn comes after an hour of the others)
+        print(f"bench calibrate: the programs in {args.builds} were built without the one that runs "
+              f"{', '.join(lean)}; skipping them (run `ci-scripts/bench build` without --scenario)", file=sys.stderr)
+        specs = [s for s in specs if s.scenario.name not in programs[s.build.name].without]
     if not specs:
         raise BenchError("nothing to calibrate: no selected benchmark has a built program")
     hyperfine = tools.require("hyperfine")

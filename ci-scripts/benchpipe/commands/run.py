@@ -147,7 +147,14 @@ def extra_versions(opts: RunOptions, preset, specs) -> dict[str, list[str]]:
             if any(t not in asked[lang] for t in preset.versions.get(lang, ()))}
 
 
-def _builds(opts: RunOptions, specs, cat, extra: dict[str, list[str]]) -> tuple[list[toolchains.Built], bool]:
+def runs_on(extra: dict[str, list[str]], versions_scenarios):
+    """Which (spec, build) pairs make a job (runner.make_jobs' keep): an extra version
+    runs only the preset's versions scenarios (its programs are built for those alone)."""
+    return lambda spec, b: b.request not in extra.get(b.lang, ()) or spec.scenario.name in versions_scenarios
+
+
+def _builds(opts: RunOptions, specs, cat, extra: dict[str, list[str]],
+            versions_scenarios=()) -> tuple[list[toolchains.Built], bool]:
     if opts.manifest:
         built = toolchains.read_manifest(Path(opts.manifest))
         labels = {b.label for b in built}
@@ -157,8 +164,10 @@ def _builds(opts: RunOptions, specs, cat, extra: dict[str, list[str]]) -> tuple[
     rust = toolchains.parse_list(opts.rust, "rust") if "rust" in langs else []
     out = Path(opts.build_dir)
     scenarios = {s.scenario.name for s in specs}   # the SQL programs only when a SQL scenario runs
-    built = toolchains.build_all(cat, Path(opts.source), out, go + extra.get("go", []), rust + extra.get("rust", []),
-                                 "head", scenarios=scenarios)
+    built = toolchains.build_all(cat, Path(opts.source), out, go, rust, "head", scenarios=scenarios)
+    if extra:   # the extra versions run only the preset's versions scenarios: their programs alone
+        built = built + toolchains.build_all(cat, Path(opts.source), out, extra.get("go", []), extra.get("rust", []),
+                                             "head", scenarios=scenarios & set(versions_scenarios))
     if opts.ab_base:
         built = toolchains.build_all(cat, Path(opts.ab_base), out, go, rust, "base", scenarios=scenarios) + built
     toolchains.write_manifest(out, built)
@@ -244,7 +253,7 @@ def _run(opts: RunOptions, cat, preset, specs, out: Path) -> int:
         print("bench run: compiler versions: " + ", ".join(f"{lang} {', '.join(ts)}" for lang, ts in extra.items())
               + f" beside the asked ones for {', '.join(preset.versions_scenarios)} (the preset's versions; "
               "--no-versions: without)", file=sys.stderr)
-    built, ab = _builds(opts, specs, cat, extra)
+    built, ab = _builds(opts, specs, cat, extra, preset.versions_scenarios)
     _check_sides(built)
     runs = opts.runs or preset.runs
     timeout_s = opts.timeout or preset.timeout_s
@@ -264,8 +273,7 @@ def _run(opts: RunOptions, cat, preset, specs, out: Path) -> int:
     workroot = runner.new_workroot()
     started = time.monotonic()
     try:
-        jobs = [j for j in runner.make_jobs(specs, built, workroot, ab)
-                if j.built.request not in extra.get(j.key["lang"], ()) or j.key["scenario"] in preset.versions_scenarios]
+        jobs = runner.make_jobs(specs, built, workroot, ab, keep=runs_on(extra, preset.versions_scenarios))
         if not jobs:
             raise UsageError("no program was built for the selected benchmarks")
         missing = sorted({s.build.name for s in specs} - {b.build for b in built})
