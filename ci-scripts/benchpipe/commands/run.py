@@ -154,7 +154,7 @@ def runs_on(extra: dict[str, list[str]], versions_scenarios):
 
 
 def _builds(opts: RunOptions, specs, cat, extra: dict[str, list[str]],
-            versions_scenarios=()) -> tuple[list[toolchains.Built], bool]:
+            versions_scenarios) -> tuple[list[toolchains.Built], bool]:
     if opts.manifest:
         built = toolchains.read_manifest(Path(opts.manifest))
         labels = {b.label for b in built}
