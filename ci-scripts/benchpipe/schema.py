@@ -9,7 +9,12 @@ publish` checks each of them as it reads and as it writes: a third of its time. 
 two differ it is python-jsonschema that decides: jsonschema-rs takes date-time from
 python-jsonschema's own format check (its own let a leap second through, which
 datetime cannot read), and what it rejects or cannot take (NaN, keys that are not
-text) goes to python-jsonschema. tests/test_schema_fast.py holds them to one answer.
+text) goes to python-jsonschema. tests/test_schema_fast.py holds them to one answer on
+results files (every text replaced by what the two read differently, and any value by any
+JSON value) and checks that the pipeline's own documents of every schema pass jsonschema-rs.
+The one answer is for what JSON can hold: jsonschema-rs also takes a tuple as an array and a
+whole Decimal as an integer, which python-jsonschema refuses; a parsed file holds neither,
+and the pipeline's documents are built of lists, ints and floats.
 """
 
 from __future__ import annotations
