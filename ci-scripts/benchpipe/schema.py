@@ -31,18 +31,15 @@ from benchpipe.errors import BenchError
 
 
 @lru_cache(maxsize=None)
-def _registry() -> Registry:
-    resources = []
-    for path in sorted(SCHEMAS.glob("*.schema.json")):
-        doc = json.loads(path.read_text(encoding="utf-8"))
-        resources.append((doc["$id"], Resource.from_contents(doc)))
-    return Registry().with_resources(resources)
+def _docs() -> dict[str, dict]:
+    """Every schema by name (record, results, ...), read once for both validators."""
+    return {path.name.removesuffix(".schema.json"): json.loads(path.read_text(encoding="utf-8"))
+            for path in sorted(SCHEMAS.glob("*.schema.json"))}
 
 
 @lru_cache(maxsize=None)
-def _docs() -> dict[str, dict]:
-    return {path.name.removesuffix(".schema.json"): json.loads(path.read_text(encoding="utf-8"))
-            for path in sorted(SCHEMAS.glob("*.schema.json"))}
+def _registry() -> Registry:
+    return Registry().with_resources([(doc["$id"], Resource.from_contents(doc)) for doc in _docs().values()])
 
 
 @lru_cache(maxsize=None)
@@ -51,7 +48,7 @@ def _fast(name: str, definition: str | None = None):
     docs = _docs()
     registry = jsonschema_rs.Registry([(doc["$id"], doc) for doc in docs.values()])
     checker = jsonschema.Draft202012Validator.FORMAT_CHECKER
-    schema = docs[name] if definition is None else {"$ref": f"{docs[name]['$id']}#/$defs/{definition}"}
+    schema = docs[name] if definition is None else {"$ref": f"{_id(name)}#/$defs/{definition}"}
     return jsonschema_rs.validator_for(schema, registry=registry, validate_formats=True,
                                        formats={"date-time": lambda s: checker.conforms(s, "date-time")})
 
@@ -67,7 +64,7 @@ def _surely_valid(doc, name: str, definition: str | None = None) -> bool:
 
 @lru_cache(maxsize=None)
 def _validator(name: str):
-    doc = json.loads((SCHEMAS / f"{name}.schema.json").read_text(encoding="utf-8"))
+    doc = _docs()[name]
     cls = jsonschema.validators.validator_for(doc)
     return cls(doc, registry=_registry(), format_checker=cls.FORMAT_CHECKER)
 
@@ -81,7 +78,7 @@ def _def_validator(name: str, definition: str):
 
 @lru_cache(maxsize=None)
 def _id(name: str) -> str:
-    return json.loads((SCHEMAS / f"{name}.schema.json").read_text(encoding="utf-8"))["$id"]
+    return _docs()[name]["$id"]
 
 
 def problems_at(doc, name: str, definition: str) -> list[str]:
