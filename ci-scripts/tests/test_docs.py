@@ -1,6 +1,7 @@
 """The documents a clone has say true things: every relative link in them points at a
-file of this repository, SCENARIOS.md has a section for every scenario of the
-catalogue, and the README's count of the quick preset's benchmarks is the catalogue's."""
+file of this repository, and so does every path of it they name in code; SCENARIOS.md
+has a section for every scenario of the catalogue, and the README's count of the quick
+preset's benchmarks is the catalogue's."""
 
 from __future__ import annotations
 
@@ -12,6 +13,11 @@ import pytest
 from benchpipe import ROOT
 
 LINK = re.compile(r"\]\(([^)\s]+)\)")
+PATH_SPAN = re.compile(r"`([\w.\-]+(?:/[\w.\-]+)+)/?`")   # `a/b.py`: a path written in code
+# the folders a path of the repository starts with (others, like `dev/bench/data.js` or
+# `history/2`, name what a run writes or the gh-pages branch holds)
+REPO_FOLDERS = (".ci", ".github", "ci-scripts", "docs", "gh-pages", "go", "rust", "benchpipe", "devtools", "tests",
+                "schemas")
 
 
 def _tracked_markdown() -> list[str]:
@@ -27,6 +33,18 @@ def test_relative_links_point_at_files_of_the_repository(doc):
             continue  # a web address, or a place in the same page
         path = (base / target.split("#", 1)[0]).resolve()
         assert path.exists() and ROOT in path.parents, f"{doc}: link to {target}: no such file in the repository"
+
+
+@pytest.mark.parametrize("doc", _tracked_markdown())
+def test_paths_named_in_code_are_files_of_the_repository(doc):
+    """A path the README names is as from the repository's root, where a newcomer stands
+    (`ci-scripts/tests/...`, not `tests/...`); the other documents may also name the
+    pipeline's code as from ci-scripts/ (`benchpipe/trends.py`), or from their own folder."""
+    bases = [ROOT] if doc == "README.md" else [ROOT, (ROOT / doc).parent, ROOT / "ci-scripts"]
+    for path in PATH_SPAN.findall((ROOT / doc).read_text(encoding="utf-8")):
+        if path.split("/")[0] in REPO_FOLDERS:
+            assert any((b / path).exists() for b in bases), \
+                f"{doc}: `{path}`: no such file or folder (from {', '.join(str(b.relative_to(ROOT)) for b in bases)})"
 
 
 def test_scenarios_md_describes_every_scenario(cat):

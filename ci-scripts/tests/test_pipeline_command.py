@@ -35,8 +35,16 @@ def test_pipeline_end_to_end(tmp_path):
     assert (site / "dev/bench/data.js").is_file() and not (site / "history").exists()  # the history is the branch's
     log = subprocess.run(["git", "-C", str(pages), "log", "--oneline", "gh-pages"], capture_output=True, text=True)
     assert log.returncode == 0 and log.stdout.strip()
+    lines = proc.stdout.splitlines()
     for line in ("results:", "summary:", "compare:", "site:"):
-        assert any(ln.startswith(line) for ln in proc.stdout.splitlines()), line
+        assert any(ln.startswith(line) for ln in lines), line
+    # the Go-against-Rust summary once, at the end: below the compare report, above the
+    # counts and the paths (`bench run` alone shows it as it ends)
+    table = [i for i, ln in enumerate(lines) if ln.startswith("CPU time in the window")]
+    compared = [i for i, ln in enumerate(lines) if ln.lstrip().startswith("compare (")]
+    done = [i for i, ln in enumerate(lines) if ln.startswith("pipeline: ")]
+    assert len(table) == 1 and len(compared) == 1 and len(done) == 1, proc.stdout[-3000:]
+    assert compared[0] < table[0] < done[0]
 
 
 def test_pipeline_bad_option_one_line(tmp_path):

@@ -13,13 +13,14 @@ import sys
 import time
 from pathlib import Path
 
-from benchpipe import ROOT, envinfo, publish, results
+from benchpipe import ROOT, envinfo, publish, results, terminal
 from benchpipe.commands.catalogue import add_filter_arguments
 from benchpipe.commands.compare import compare_and_write, load_calibration, print_report, settings_from
 from benchpipe.commands.doctor import doctor
 from benchpipe.commands.run import RunOptions, run_benchmarks
 from benchpipe.compare import has_pairs
 from benchpipe.errors import BenchError, one_line
+from benchpipe.report import summary
 
 NAME = "pipeline"
 HELP = "run the whole pipeline locally (default: quick preset) and write the site to ./site"
@@ -60,7 +61,8 @@ def run(args) -> int:
     _step(2, total, f"build and run the {args.preset} preset (results in {out})")
     options = RunOptions(preset=args.preset, scenario=args.scenario, variant=args.variant, lang=args.lang,
                          build=args.build, go=args.go, rust=args.rust, runs=args.runs, out=str(out),
-                         build_dir=args.build_dir, instructions=args.instructions)
+                         build_dir=args.build_dir, instructions=args.instructions,
+                         no_summary=True)   # (shown at the end, below the compare report and the site's lines)
     run_code = run_benchmarks(options)  # 1 when a benchmark failed: still published
     results_file = out / "results.json"
     doc = results.load(results_file)
@@ -83,6 +85,8 @@ def run(args) -> int:
     _step(4, total, f"history, charts and site (local gh-pages: {args.pages})")
     publish.publish(args.pages, "gh-pages", [results_file], out=args.site, repo_url=envinfo.repo_url())
 
+    print()
+    summary.print_terminal(doc, terminal.wide_console(), details=str(out / "summary.md"))
     ok = sum(b["status"] == "ok" for b in doc["benchmarks"])
     failed = [b for b in doc["benchmarks"] if b["status"] == "failed"]
     skipped = [b for b in doc["benchmarks"] if b["status"] == "skipped"]
