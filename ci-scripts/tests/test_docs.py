@@ -5,6 +5,7 @@ preset's benchmarks is the catalogue's."""
 
 from __future__ import annotations
 
+import functools
 import re
 import subprocess
 
@@ -14,15 +15,24 @@ from benchpipe import ROOT
 
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 PATH_SPAN = re.compile(r"`([\w.\-]+(?:/[\w.\-]+)+)/?`")   # `a/b.py`: a path written in code
-# the folders a path of the repository starts with (others, like `dev/bench/data.js` or
-# `history/2`, name what a run writes or the gh-pages branch holds)
-REPO_FOLDERS = (".ci", ".github", "ci-scripts", "docs", "gh-pages", "go", "rust", "benchpipe", "devtools", "tests",
-                "schemas")
+
+
+def _tracked(*patterns: str) -> list[str]:
+    out = subprocess.run(["git", "ls-files", *patterns], cwd=ROOT, capture_output=True, text=True, check=True)
+    return [p for p in out.stdout.split() if (ROOT / p).is_file()]
 
 
 def _tracked_markdown() -> list[str]:
-    out = subprocess.run(["git", "ls-files", "*.md"], cwd=ROOT, capture_output=True, text=True, check=True)
-    return [p for p in out.stdout.split() if (ROOT / p).is_file()]
+    return _tracked("*.md")
+
+
+@functools.cache
+def _repo_folders() -> frozenset[str]:
+    """The folders a path of the repository starts with, as from the root or from
+    ci-scripts/ (others, like `dev/bench/data.js` or `history/2`, name what a run writes
+    or the gh-pages branch holds)."""
+    parts = [p.split("/") for p in _tracked()]
+    return frozenset({p[0] for p in parts if len(p) > 1} | {p[1] for p in parts if len(p) > 2 and p[0] == "ci-scripts"})
 
 
 @pytest.mark.parametrize("doc", _tracked_markdown())
@@ -41,8 +51,9 @@ def test_paths_named_in_code_are_files_of_the_repository(doc):
     (`ci-scripts/tests/...`, not `tests/...`); the other documents may also name the
     pipeline's code as from ci-scripts/ (`benchpipe/trends.py`), or from their own folder."""
     bases = [ROOT] if doc == "README.md" else [ROOT, (ROOT / doc).parent, ROOT / "ci-scripts"]
+    folders = _repo_folders()
     for path in PATH_SPAN.findall((ROOT / doc).read_text(encoding="utf-8")):
-        if path.split("/")[0] in REPO_FOLDERS:
+        if path.split("/")[0] in folders:
             assert any((b / path).exists() for b in bases), \
                 f"{doc}: `{path}`: no such file or folder (from {', '.join(str(b.relative_to(ROOT)) for b in bases)})"
 
